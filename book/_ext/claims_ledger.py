@@ -1,0 +1,180 @@
+"""The Claims ledger: a page listing every claim of every chapter, from the same execution.
+
+Each lecture notebook records its claims (``lecnotes.claims``) in
+``<book root>/_build/claims/<notebook stem>.json`` while it executes. Notebooks execute in
+Sphinx's read phase; this extension fills the ``claims-ledger`` directive in the write phase
+(``doctree-resolved``), so the table reflects the execution that produced the pages.
+
+The build warns (and so fails under ``-W``) when a recorded claim failed, and when a lecture
+in the table of contents has recorded no claim (a stale or partial ``_build``: run
+``jupyter-book clean .`` or build with ``--all``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+
+class ledger_placeholder(nodes.General, nodes.Element):
+    pass
+
+
+class ClaimsLedgerDirective(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        self.env.note_dependency(str(_claims_dir(self.env.app)))
+        return [ledger_placeholder()]
+
+
+def _claims_dir(app) -> Path:
+    return Path(app.srcdir) / "_build" / "claims"
+
+
+def _load(app) -> dict[str, list[dict]]:
+    out = {}
+    d = _claims_dir(app)
+    if d.is_dir():
+        for p in sorted(d.glob("*.json")):
+            try:
+                out[p.stem] = json.loads(p.read_text())
+            except json.JSONDecodeError as err:
+                logger.warning("claims ledger: cannot read %s: %s", p, err)
+    return out
+
+
+def _fmt(x):
+    if x is None:
+        return "-"
+    if isinstance(x, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in x) + "]"
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if v == 0:
+        return "0"
+    return f"{v:.4g}" if 1e-3 <= abs(v) < 1e4 else f"{v:.3e}"
+
+
+def _reference(rec):
+    rel, exp, tol = rec["relation"], rec["expected"], rec.get("tol")
+    if rel == "approx":
+        return f"{_fmt(exp)} ± {_fmt(tol)}"
+    if rel == "between":
+        return f"in {_fmt(exp)}"
+    return f"{rel} {_fmt(exp)}"
+
+
+def _table(headers, rows, widths):
+    table = nodes.table(classes=["claims-ledger"])
+    tgroup = nodes.tgroup(cols=len(headers))
+    table += tgroup
+    for w in widths:
+        tgroup += nodes.colspec(colwidth=w)
+    thead = nodes.thead()
+    tgroup += thead
+    row = nodes.row()
+    for h in headers:
+        row += nodes.entry("", nodes.paragraph(text=h))
+    thead += row
+    tbody = nodes.tbody()
+    tgroup += tbody
+    for cells in rows:
+        row = nodes.row()
+        for c in cells:
+            entry = nodes.entry()
+            entry += c if isinstance(c, nodes.Node) else nodes.paragraph(text=str(c))
+            row += entry
+        tbody += row
+    return table
+
+
+def _lecture_docnames(env):
+    return sorted(d for d in env.found_docs if d.startswith("lectures/"))
+
+
+def _resolve(app, doctree, docname):
+    placeholders = list(doctree.findall(ledger_placeholder))
+    if not placeholders:
+        return
+    env = app.env
+    records = _load(app)
+    lectures = _lecture_docnames(env)
+    rows, n_fail = [], 0
+    for lec in lectures:
+        stem = lec.split("/", 1)[1]
+        recs = records.get(stem, [])
+        if not recs:
+            logger.warning(
+                "claims ledger: lecture %s recorded no claim (stale _build? build with --all)",
+                lec,
+                location=docname,
+            )
+        title = env.titles[lec].astext() if lec in env.titles else stem
+        for rec in recs:
+            ok = bool(rec["passed"])
+            if not ok:
+                n_fail += 1
+                logger.warning(
+                    "claims ledger: claim %s:%s FAILED: %s (measured %s, expected %s)",
+                    stem, rec["label"], rec["statement"], _fmt(rec["measured"]),
+                    _reference(rec), location=docname,
+                )
+            para = nodes.paragraph()
+            ref = nodes.reference(
+                "", title, internal=True, refuri=app.builder.get_relative_uri(docname, lec)
+            )
+            para += ref
+            rows.append([
+                para,
+                nodes.paragraph("", "", nodes.literal(text=rec["label"])),
+                rec["statement"],
+                _fmt(rec["measured"]),
+                _reference(rec),
+                "pass" if ok else "FAIL",
+            ])
+    unknown = sorted(set(records) - {lec.split("/", 1)[1] for lec in lectures})
+    for stem in unknown:
+        logger.info("claims ledger: ignoring records of %s (not in the table of contents)", stem)
+    n = len(rows)
+    summary = nodes.paragraph(
+        text=f"{n} claims in {len(lectures)} chapters; {n - n_fail} hold, {n_fail} fail."
+    )
+    table = _table(
+        ["Chapter", "Label", "Claim", "Measured", "Reference", "Status"],
+        rows,
+        [14, 12, 44, 10, 14, 6],
+    )
+    for ph in placeholders:
+        ph.replace_self([summary, table])
+
+
+def _always_outdated(app, env, added, changed, removed):
+    return [d for d in env.found_docs if _has_ledger(env, d)]
+
+
+def _has_ledger(env, docname):
+    return docname in env.domaindata.get("claims_ledger", {}).get("docs", set())
+
+
+def _note_doc(app, doctree):
+    if list(doctree.findall(ledger_placeholder)):
+        data = app.env.domaindata.setdefault("claims_ledger", {"docs": set()})
+        data["docs"].add(app.env.docname)
+
+
+def setup(app):
+    app.add_node(ledger_placeholder)
+    app.add_directive("claims-ledger", ClaimsLedgerDirective)
+    app.connect("doctree-read", _note_doc)
+    app.connect("env-get-outdated", _always_outdated)
+    app.connect("doctree-resolved", _resolve)
+    return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1.0"}

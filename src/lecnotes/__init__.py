@@ -1,0 +1,13 @@
+"""lecnotes: the helper package of *Feature learning in two-layer networks*.
+
+Each module holds one idea of the book; a chapter imports what it discusses:
+
+* :mod:`lecnotes.hermite` - Hermite polynomials, Gaussian expectations, Hermite tensors
+* :mod:`lecnotes.targets` - single- and multi-index models, the catalogue of links
+* :mod:`lecnotes.estimators` - first-moment estimators, overlaps
+* :mod:`lecnotes.spectral` - second-moment and partial-trace spectral estimators
+* :mod:`lecnotes.claims` - the claim mechanism by which the book tests itself
+* :mod:`lecnotes.plotting` - the book's figure style
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,250 @@
+r"""Single- and multi-index targets with Gaussian inputs (chapter 0).
+
+The single-index model (chapter 0, eq. (single-index)):
+:math:`y = \varphi(\langle w_\star, x\rangle) + \tau\,\varepsilon` with
+:math:`x\sim N(0,I_d)`, :math:`\|w_\star\|=1`, :math:`\varepsilon\sim N(0,1)`. The
+multi-index model replaces :math:`\langle w_\star,x\rangle` by the vector
+:math:`W_\star x\in\mathbb R^k` with orthonormal rows.
+
+Links are vectorised callables. The catalogue :data:`LINKS` holds named :class:`Link`
+objects, which also carry their points of non-smoothness (used by the quadrature of
+:mod:`lecnotes.hermite`) and a LaTeX label for tables and figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _validate as V
+
+__all__ = [
+    "Link",
+    "LINKS",
+    "get_link",
+    "random_unit_vector",
+    "random_orthonormal",
+    "gaussian_inputs",
+    "single_index",
+    "multi_index",
+    "staircase",
+]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A named, vectorised link function :math:`\\varphi:\\mathbb R\\to\\mathbb R`.
+
+    Attributes
+    ----------
+    name : str
+        Catalogue key.
+    func : callable
+        Vectorised function of a numpy array.
+    latex : str
+        Formula for tables and legends.
+    breakpoints : tuple of float
+        Points where ``func`` jumps or has a kink (helps the quadrature).
+    """
+
+    name: str
+    func: Callable[[np.ndarray], np.ndarray]
+    latex: str = ""
+    breakpoints: tuple[float, ...] = field(default_factory=tuple)
+
+    def __call__(self, u):
+        return self.func(np.asarray(u, dtype=float))
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        return f"Link({self.name!r})"
+
+
+def _he(k: int) -> Callable[[np.ndarray], np.ndarray]:
+    from .hermite import he
+
+    return lambda u: he(k, u)
+
+
+LINKS: dict[str, Link] = {
+    link.name: link
+    for link in [
+        Link("linear", lambda u: u, r"u"),
+        Link("quadratic", lambda u: u**2, r"u^2"),
+        Link("cubic", lambda u: u**3, r"u^3"),
+        Link("he2", _he(2), r"\mathrm{He}_2(u)"),
+        Link("he3", _he(3), r"\mathrm{He}_3(u)"),
+        Link("he4", _he(4), r"\mathrm{He}_4(u)"),
+        Link("he5", _he(5), r"\mathrm{He}_5(u)"),
+        Link("he6", _he(6), r"\mathrm{He}_6(u)"),
+        Link("abs", np.abs, r"|u|", (0.0,)),
+        Link("relu", lambda u: np.maximum(u, 0.0), r"\max(u,0)", (0.0,)),
+        Link("tanh", np.tanh, r"\tanh(u)"),
+        Link("sign", np.sign, r"\mathrm{sign}(u)", (0.0,)),
+    ]
+}
+"""Catalogue of named links: linear, quadratic, cubic, he2..he6, abs, relu, tanh, sign."""
+
+
+def get_link(link) -> Callable[[np.ndarray], np.ndarray]:
+    """Resolve ``link`` (a name from :data:`LINKS` or a callable) to a callable.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or an object that is neither a string nor callable.
+    """
+    if isinstance(link, str):
+        try:
+            return LINKS[link]
+        except KeyError:
+            raise ValueError(
+                f"unknown link {link!r}; known links: {', '.join(sorted(LINKS))}"
+            ) from None
+    if callable(link):
+        return link
+    raise ValueError(f"link must be a callable or a name from LINKS, got {link!r}")
+
+
+def random_unit_vector(d: int, rng=None) -> np.ndarray:
+    """A uniformly random unit vector of :math:`\\mathbb R^d` (chapter 0)."""
+    d = V.positive_int(d, "d")
+    rng = V.generator(rng)
+    w = rng.standard_normal(d)
+    return w / np.linalg.norm(w)
+
+
+def random_orthonormal(k: int, d: int, rng=None) -> np.ndarray:
+    """``k`` orthonormal rows in :math:`\\mathbb R^d`, Haar distributed (chapter 0, multi-index)."""
+    k = V.positive_int(k, "k")
+    d = V.positive_int(d, "d")
+    if k > d:
+        raise ValueError(f"cannot have k = {k} orthonormal directions in dimension d = {d}")
+    rng = V.generator(rng)
+    q, r = np.linalg.qr(rng.standard_normal((d, k)))
+    q = q * np.sign(np.diag(r))[None, :]  # Haar: fix the sign ambiguity of QR
+    return q.T.copy()
+
+
+def gaussian_inputs(n: int, d: int, rng=None) -> np.ndarray:
+    """An ``n x d`` matrix of i.i.d. standard Gaussians: rows are the inputs :math:`x_i`."""
+    n = V.positive_int(n, "n")
+    d = V.positive_int(d, "d")
+    return V.generator(rng).standard_normal((n, d))
+
+
+def _apply_link(link: Callable, u: np.ndarray) -> np.ndarray:
+    y = np.asarray(link(u), dtype=float)
+    if y.shape != u.shape[:1]:
+        raise ValueError(
+            f"the link must be vectorised and return one value per sample: on input of shape "
+            f"{u.shape} it returned shape {y.shape}"
+        )
+    if not np.all(np.isfinite(y)):
+        raise ValueError("the link returned NaN or infinite labels")
+    return y
+
+
+def single_index(n: int, d: int, link, noise: float = 0.0, rng=None, w_star=None):
+    r"""Draw ``n`` samples of the single-index model in dimension ``d`` (chapter 0, eq. (1)).
+
+    :math:`y_i = \varphi(\langle w_\star,x_i\rangle) + \tau\varepsilon_i`,
+    :math:`x_i\sim N(0,I_d)`, :math:`w_\star` uniform on the sphere (or given).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of samples and dimension, both ``>= 1``.
+    link : callable or str
+        Vectorised link or a name from :data:`LINKS`.
+    noise : float
+        Standard deviation :math:`\tau\ge 0` of the additive Gaussian label noise.
+    rng : numpy.random.Generator, int or None
+        Source of randomness (a seed gives a reproducible draw).
+    w_star : array_like, optional
+        Use this direction (normalised) instead of a random one.
+
+    Returns
+    -------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    w_star : ndarray (d,), unit norm
+    """
+    n = V.positive_int(n, "n")
+    d = V.positive_int(d, "d")
+    phi = get_link(link)
+    noise = V.nonneg_float(noise, "noise")
+    rng = V.generator(rng)
+    if w_star is None:
+        w_star = random_unit_vector(d, rng)
+    else:
+        w_star = V.finite_array(w_star, "w_star", ndim=1)
+        if w_star.shape != (d,) or np.linalg.norm(w_star) == 0:
+            raise ValueError(f"w_star must be a non-zero vector of shape ({d},)")
+        w_star = w_star / np.linalg.norm(w_star)
+    X = rng.standard_normal((n, d))
+    y = _apply_link(phi, X @ w_star)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
+    return X, y, w_star
+
+
+def multi_index(n: int, d: int, g, k: int, noise: float = 0.0, rng=None, W_star=None):
+    r"""Draw ``n`` samples of the multi-index model :math:`y = g(W_\star x) + \tau\varepsilon`.
+
+    Chapter 0, eq. (multi-index). ``W_star`` has ``k`` orthonormal rows; ``g`` maps an
+    ``(n, k)`` array of projections :math:`z_i = W_\star x_i` to ``n`` labels.
+
+    Parameters
+    ----------
+    n, d, k : int
+        Samples, dimension, number of relevant directions (``1 <= k <= d``).
+    g : callable
+        Vectorised over rows: ``g(Z)`` with ``Z`` of shape ``(n, k)`` returns shape ``(n,)``.
+    noise : float
+        Label noise standard deviation.
+    rng : Generator, int or None
+    W_star : array_like (k, d), optional
+        Directions to use (orthonormalised); random (Haar) if omitted.
+
+    Returns
+    -------
+    X : ndarray (n, d), y : ndarray (n,), W_star : ndarray (k, d)
+    """
+    n = V.positive_int(n, "n")
+    d = V.positive_int(d, "d")
+    k = V.positive_int(k, "k")
+    if not callable(g):
+        raise ValueError(f"g must be a callable of an (n, k) array, got {g!r}")
+    noise = V.nonneg_float(noise, "noise")
+    rng = V.generator(rng)
+    if W_star is None:
+        W_star = random_orthonormal(k, d, rng)
+    else:
+        W_star = V.finite_array(W_star, "W_star", ndim=2)
+        if W_star.shape != (k, d):
+            raise ValueError(f"W_star must have shape ({k}, {d}), got {W_star.shape}")
+        q, r = np.linalg.qr(W_star.T)
+        if np.min(np.abs(np.diag(r))) < 1e-12:
+            raise ValueError("W_star must have linearly independent rows")
+        W_star = (q * np.sign(np.diag(r))[None, :]).T
+    X = rng.standard_normal((n, d))
+    y = _apply_link(g, X @ W_star.T)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
+    return X, y, W_star
+
+
+def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
+    r"""The staircase :math:`g(z) = z_1 + z_1z_2 + \dots + z_1\cdots z_L` (chapters 0 and 6)."""
+    levels = V.positive_int(levels, "levels")
+
+    def g(Z):
+        Z = np.asarray(Z, dtype=float)
+        if Z.ndim != 2 or Z.shape[1] < levels:
+            raise ValueError(f"staircase with {levels} levels needs Z of shape (n, >= {levels})")
+        return np.cumprod(Z[:, :levels], axis=1).sum(axis=1)
+
+    return g
+
