@@ -247,14 +247,15 @@ def hermite_coefficients(
 # Hermite tensors (chapter 5)
 # ---------------------------------------------------------------------------------------
 def hermite_tensor(x, k: int) -> np.ndarray:
-    r"""The explicit Hermite tensor :math:`\mathrm{He}_k(x)\in(\mathbb R^d)^{\otimes k}` (chapter 5).
+    r"""The explicit Hermite tensor :math:`\mathrm{He}_k(x)\in(\mathbb R^d)^{\otimes k}`.
 
-    Defined by the recursion :math:`\mathrm{He}_{k+1}(x) = \mathrm{Sym}`-free form
+    Chapter 5, eq. (Hermite tensor recursion):
     :math:`\mathrm{He}_{k+1}(x)_{i_0\dots i_k} = x_{i_0}\mathrm{He}_k(x)_{i_1\dots i_k} -
     \sum_{j=1}^{k}\delta_{i_0 i_j}\mathrm{He}_{k-1}(x)_{i_1\dots\hat{i_j}\dots i_k}`,
-    so that :math:`\langle \mathrm{He}_k(x), w^{\otimes k}\rangle = \mathrm{He}_k(\langle w,x\rangle)`
-    for unit ``w``. It has ``d**k`` entries: use it for teaching and tests with small ``d``
-    only; :func:`he4_partial_trace` contracts without forming it.
+    so that :math:`\langle \mathrm{He}_k(x), w^{\otimes k}\rangle =
+    \mathrm{He}_k(\langle w,x\rangle)` for unit ``w``. It has ``d**k`` entries: use it for
+    teaching and tests with small ``d`` only; :func:`he4_partial_trace`
+    contracts without forming it.
 
     Parameters
     ----------

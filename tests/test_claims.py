@@ -1,0 +1,136 @@
+"""Tests of the claim mechanism (lecnotes.claims) and of the ledger extension."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from lecnotes import claims
+
+
+def test_passing_claim_is_recorded(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    rec = claims.claim("x", "two is about two", measured=2.01, expected=2.0, tol=0.05)
+    assert rec.passed
+    assert "[PASS]" in capsys.readouterr().out
+    data = json.loads((tmp_path / "99_test.json").read_text())
+    assert data[0]["label"] == "x" and data[0]["passed"] is True
+
+
+def test_failing_claim_raises_and_names_itself(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    with pytest.raises(AssertionError, match="99_test:too-big"):
+        claims.claim("too-big", "one is at most zero", measured=1.0, expected=0.0, relation="<=")
+    data = json.loads((tmp_path / "99_test.json").read_text())
+    assert data[0]["passed"] is False
+
+
+@pytest.mark.parametrize(
+    "relation, expected, measured, ok",
+    [
+        ("<=", 1.0, 0.5, True),
+        ("<=", 1.0, 1.5, False),
+        (">=", 1.0, 1.5, True),
+        (">=", 1.0, 0.5, False),
+        ("between", (0.0, 1.0), 0.5, True),
+        ("between", (0.0, 1.0), 1.5, False),
+    ],
+)
+def test_relations(relation, expected, measured, ok, tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_rel")
+    if ok:
+        assert claims.claim("r", "s", measured, expected, relation=relation, display=False).passed
+    else:
+        with pytest.raises(claims.ClaimError):
+            claims.claim("r", "s", measured, expected, relation=relation, display=False)
+
+
+def test_nan_measurement_fails(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    with pytest.raises(claims.ClaimError):
+        claims.claim("nan", "s", float("nan"), 0.0, relation=">=", display=False)
+
+
+def test_start_chapter_resets_and_relabel_replaces(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_a")
+    claims.claim("a", "s", 1.0, 1.0, tol=0.0, display=False)
+    claims.claim("a", "s", 1.0, 1.0, tol=0.0, display=False)
+    assert len(claims.load_records()["99_a"]) == 1
+    claims.start_chapter("99_a")
+    assert claims.load_records()["99_a"] == []
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(label="a", statement="s", measured=1.0, expected=1.0),  # approx needs tol
+        dict(label="a", statement="s", measured=1.0, expected=1.0, tol=-1.0),
+        dict(label="a", statement="s", measured=1.0, expected=1.0, relation="=="),
+        dict(label="", statement="s", measured=1.0, expected=1.0, tol=1.0),
+        dict(label="a", statement="", measured=1.0, expected=1.0, tol=1.0),
+        dict(label="a", statement="s", measured="x", expected=1.0, tol=1.0),
+        dict(label="a", statement="s", measured=1.0, expected=(2.0, 1.0), relation="between"),
+        dict(label="a", statement="s", measured=1.0, expected=1.0, relation="between"),
+    ],
+)
+def test_bad_input_raises_value_error(kwargs, tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    with pytest.raises(ValueError):
+        claims.claim(display=False, **kwargs)
+
+
+def test_start_chapter_validates():
+    with pytest.raises(ValueError):
+        claims.start_chapter("")
+    with pytest.raises(ValueError):
+        claims.start_chapter("a/b")
+
+
+def test_claims_dir_finds_the_book_root(tmp_path, monkeypatch):
+    monkeypatch.delenv("LECNOTES_CLAIMS_DIR", raising=False)
+    (tmp_path / "_config.yml").write_text("")
+    (tmp_path / "_toc.yml").write_text("")
+    sub = tmp_path / "lectures"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    assert claims.claims_dir() == tmp_path / "_build" / "claims"
+
+
+def test_html_rendering_escapes():
+    rec = claims.Claim("c", "l", "a < b", 1.0, 2.0, "approx", 1.0, True)
+    assert "a &lt; b" in rec._repr_html_()
+
+
+def test_a_failing_claim_fails_a_notebook_run(tmp_path):
+    """A broken claim in a notebook makes nbval (and so `make test`) fail, naming the claim."""
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            textwrap.dedent(
+                """
+                from lecnotes import claims
+                claims.start_chapter("99_broken")
+                claims.claim("deliberately-broken", "1 = 2", 1.0, 2.0, tol=0.1)
+                """
+            )
+        )
+    ]
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nb, path)
+    env_claims = tmp_path / "claims"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax",
+         "--nbval-current-env", "-q", str(path), "-o", "addopts=", "-o", "testpaths="],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**__import__("os").environ, "LECNOTES_CLAIMS_DIR": str(env_claims)},
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "99_broken:deliberately-broken" in proc.stdout
