@@ -13,6 +13,7 @@ in the table of contents has recorded no claim (a stale or partial ``_build``: r
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from docutils import nodes
@@ -35,7 +36,8 @@ class ClaimsLedgerDirective(SphinxDirective):
 
 
 def _claims_dir(app) -> Path:
-    return Path(app.srcdir) / "_build" / "claims"
+    env = os.environ.get("LECNOTES_CLAIMS_DIR")  # same rule as lecnotes.claims.claims_dir
+    return Path(env) if env else Path(app.srcdir) / "_build" / "claims"
 
 
 def _load(app) -> dict[str, list[dict]]:
@@ -108,7 +110,7 @@ def _resolve(app, doctree, docname):
     env = app.env
     records = _load(app)
     lectures = _lecture_docnames(env)
-    rows, n_fail = [], 0
+    out_nodes, n_total, n_fail = [], 0, 0
     for lec in lectures:
         stem = lec.split("/", 1)[1]
         recs = records.get(stem, [])
@@ -119,42 +121,52 @@ def _resolve(app, doctree, docname):
                 location=docname,
             )
         title = env.titles[lec].astext() if lec in env.titles else stem
+        rows, chapter_fail = [], 0
         for rec in recs:
             ok = bool(rec["passed"])
             if not ok:
-                n_fail += 1
+                chapter_fail += 1
                 logger.warning(
                     "claims ledger: claim %s:%s FAILED: %s (measured %s, expected %s)",
                     stem, rec["label"], rec["statement"], _fmt(rec["measured"]),
                     _reference(rec), location=docname,
                 )
-            para = nodes.paragraph()
-            ref = nodes.reference(
-                "", title, internal=True, refuri=app.builder.get_relative_uri(docname, lec)
-            )
-            para += ref
+            claim_cell = nodes.paragraph()
+            claim_cell += nodes.literal(text=rec["label"])
+            claim_cell += nodes.Text(" " + rec["statement"])
             rows.append([
-                para,
-                nodes.paragraph("", "", nodes.literal(text=rec["label"])),
-                rec["statement"],
+                claim_cell,
                 _fmt(rec["measured"]),
                 _reference(rec),
                 "pass" if ok else "FAIL",
             ])
+        n_total += len(rows)
+        n_fail += chapter_fail
+        heading = nodes.paragraph()
+        heading += nodes.strong(
+            "", "", nodes.reference(
+                "", title, internal=True, refuri=app.builder.get_relative_uri(docname, lec)
+            )
+        )
+        heading += nodes.Text(
+            f": {len(rows)} claim{'s' * (len(rows) != 1)}, "
+            f"{len(rows) - chapter_fail} hold{'s' * (len(rows) - chapter_fail == 1)}"
+            + (f", {chapter_fail} FAIL" if chapter_fail else "")
+        )
+        out_nodes.append(heading)
+        if rows:
+            out_nodes.append(
+                _table(["Claim", "Measured", "Reference", "Status"], rows, [66, 12, 16, 6])
+            )
     unknown = sorted(set(records) - {lec.split("/", 1)[1] for lec in lectures})
     for stem in unknown:
         logger.info("claims ledger: ignoring records of %s (not in the table of contents)", stem)
-    n = len(rows)
     summary = nodes.paragraph(
-        text=f"{n} claims in {len(lectures)} chapters; {n - n_fail} hold, {n_fail} fail."
-    )
-    table = _table(
-        ["Chapter", "Label", "Claim", "Measured", "Reference", "Status"],
-        rows,
-        [14, 12, 44, 10, 14, 6],
+        text=f"{n_total} claims in {len(lectures)} chapter{'s' * (len(lectures) != 1)}: "
+        f"{n_total - n_fail} hold, {n_fail} fail."
     )
     for ph in placeholders:
-        ph.replace_self([summary, table])
+        ph.replace_self([summary, *out_nodes])
 
 
 def _always_outdated(app, env, added, changed, removed):

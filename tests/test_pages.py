@@ -1,0 +1,230 @@
+"""The HTML book as a reader sees it: every page opened in headless Chromium, network off.
+
+The book is built once (into ``_build/pagetest``, its claims recorded separately so that this
+test never races with the notebook tests) and every page is loaded in headless Chromium with
+all network access refused (every host name resolves to nothing, every proxy is closed). For each
+page the test checks that
+
+* math is rendered: MathJax output elements are present when the page has math, and no raw
+  TeX delimiter is left in the visible text;
+* every image loads (the file exists and decodes) and has alt text;
+* no Python traceback, error or stderr output appears;
+* internal links resolve (target file exists; a ``#fragment`` names an id of the target).
+
+It saves a screenshot per page under ``_build/screenshots/`` (light theme) and one in the dark
+theme, for review. Skipped, with a message, only where no Chromium is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "_build" / "pagetest"
+HTML = OUT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    # network off: no host name resolves and every proxied request goes nowhere
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=socks5://127.0.0.1:9",
+    "--virtual-time-budget=15000",
+]
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _chromium()
+
+
+@pytest.fixture(scope="module")
+def built_book():
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (Debian package 'chromium'); page test skipped")
+    env = {**os.environ, "LECNOTES_CLAIMS_DIR": str(OUT / "claims")}
+    jb = Path(sys.executable).with_name("jupyter-book")
+    proc = subprocess.run(
+        [str(jb), "build", ".", "--path-output", str(OUT)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return HTML
+
+
+def _pages(html_root: Path) -> list[Path]:
+    skip = {"genindex.html", "search.html"}
+    return sorted(
+        p for p in html_root.rglob("*.html")
+        if p.name not in skip and not any(part.startswith(("_", ".")) or part == "reports"
+                                          for part in p.relative_to(html_root).parts)
+    )
+
+
+class _DomScan(HTMLParser):
+    """Collect what the checks need from a rendered DOM."""
+
+    SKIP_TEXT = {"script", "style", "pre", "code", "mjx-assistive-mml", "textarea", "noscript"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[str] = []
+        self.text: list[str] = []
+        self.images: list[dict] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.mjx = 0
+        self.math_spans = 0
+        self.bad_outputs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "mjx-container":
+            self.mjx += 1
+        if "math" in cls and tag in ("span", "div"):
+            self.math_spans += 1
+        if tag == "img":
+            self.images.append(a)
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"])
+        if "traceback" in cls or "stderr" in cls or ("output" in cls and "error" in cls):
+            self.bad_outputs.append(" ".join(cls))
+        if tag not in ("img", "br", "hr", "meta", "link", "input", "source"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.stack:
+            while self.stack and self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if not any(t in self.SKIP_TEXT for t in self.stack):
+            self.text.append(data)
+
+
+def _dump_dom(page: Path, profile: Path) -> str:
+    proc = subprocess.run(
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def _screenshot(page: Path, target: Path, profile: Path, dark: bool = False):
+    target.parent.mkdir(parents=True, exist_ok=True)
+    flags = ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"] if dark else []
+    subprocess.run(
+        [CHROMIUM, *CHROMIUM_FLAGS, *flags, f"--user-data-dir={profile}",
+         "--window-size=1280,2000", f"--screenshot={target}", page.as_uri()],
+        capture_output=True, timeout=120,
+    )
+
+
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\frac|\\mathbb")
+
+
+def test_every_page_renders_offline(built_book, tmp_path):
+    from PIL import Image
+
+    pages = _pages(built_book)
+    assert len(pages) >= 5, f"too few pages built: {pages}"
+    problems: list[str] = []
+    id_cache: dict[Path, set[str]] = {}
+
+    for page in pages:
+        rel = page.relative_to(built_book)
+        raw = page.read_text(errors="replace")
+        redirect = re.search(r'http-equiv="refresh" content="0; url=([^"]+)"', raw, re.I)
+        if redirect:  # the root index.html only redirects to the first page
+            if not (page.parent / redirect.group(1)).resolve().exists():
+                problems.append(f"{rel}: redirects to a missing page {redirect.group(1)}")
+            continue
+        dom = _dump_dom(page, tmp_path / "profile")
+        scan = _DomScan()
+        scan.feed(dom)
+        id_cache[page] = scan.ids
+        text = "".join(scan.text)
+        # math
+        if scan.math_spans and scan.mjx < scan.math_spans:
+            problems.append(f"{rel}: {scan.math_spans} math elements, {scan.mjx} rendered")
+        m = RAW_TEX.search(text)
+        if m:
+            start = max(m.start() - 60, 0)
+            problems.append(f"{rel}: raw TeX left in the text: ...{text[start:m.end() + 40]!r}")
+        # errors
+        if "Traceback (most recent call last)" in text or scan.bad_outputs:
+            problems.append(f"{rel}: error output in the page: {scan.bad_outputs[:3]}")
+        # images
+        for img in scan.images:
+            src = img.get("src", "")
+            if not img.get("alt", "").strip() and "logo" not in img.get("class", ""):
+                problems.append(f"{rel}: image without alt text: {src[:80]}")
+            if src.startswith("data:"):
+                continue
+            target = (page.parent / unquote(urlparse(src).path)).resolve()
+            try:
+                if target.suffix == ".svg":
+                    ET.parse(target)
+                else:
+                    with Image.open(target) as im:
+                        im.verify()
+            except Exception as err:  # noqa: BLE001 - report any failure to load
+                problems.append(f"{rel}: image does not load: {src[:80]} ({err})")
+        # internal links
+        for href in scan.links:
+            u = urlparse(href)
+            if u.scheme in ("http", "https", "mailto") or href.startswith("javascript:"):
+                continue
+            if u.scheme == "file":
+                problems.append(f"{rel}: absolute file link {href}")
+                continue
+            target = page if not u.path else (page.parent / unquote(u.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                problems.append(f"{rel}: broken link {href}")
+                continue
+            if u.fragment and target.suffix == ".html":
+                if target not in id_cache:
+                    s2 = _DomScan()
+                    s2.feed(target.read_text(errors="replace"))
+                    id_cache[target] = s2.ids
+                if unquote(u.fragment) not in id_cache[target]:
+                    problems.append(f"{rel}: link to a missing anchor {href}")
+        _screenshot(page, SHOTS / rel.with_suffix(".png"), tmp_path / "profile")
+
+    lectures = [p for p in pages if "lectures" in p.parts]
+    if lectures:
+        first = lectures[0]
+        _screenshot(first, SHOTS / "dark" / first.relative_to(built_book).with_suffix(".png"),
+                    tmp_path / "profile-dark", dark=True)
+    assert not problems, "\n".join(problems)
