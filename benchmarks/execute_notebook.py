@@ -1,0 +1,28 @@
+"""Execute one notebook in a fresh kernel; print its wall time and the kernel's peak memory.
+
+Used by benchmarks/run.py: ``python benchmarks/execute_notebook.py lectures/NN.ipynb``
+prints ``{"seconds": ..., "peak_mb": ...}``. The kernel is a child of this process, so after
+it exits ``RUSAGE_CHILDREN`` holds its maximum resident set size.
+"""
+
+import json
+import resource
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def main(path: str) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=1200, kernel_name="python3")
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
