@@ -1,0 +1,177 @@
+r"""Graded checks for the coding exercises (every chapter; instructors' assignments).
+
+Each ``check_*`` function takes the student's function, runs it on instances the student
+does not see (drawn inside the check), compares with a reference implementation kept in this
+module, and reports in words what is wrong: the shape or type of the answer, a normalisation
+or sign convention, or the accuracy. It never prints the expected values. A passing check
+returns a :class:`Report` with ``passed=True``; a failing one raises :class:`GradingError`
+(an ``AssertionError``) carrying the same report, so that an assignment notebook stops there.
+
+The assignment notebook of a chapter (``make assignments``) calls these checks after the
+stub the student completes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Report", "GradingError", "check_noise_level", "check_optimal_q", "CHECKS"]
+
+
+class GradingError(AssertionError):
+    """The student's function does not pass the check; the message says why in words."""
+
+
+@dataclass
+class Report:
+    """Outcome of a check: what passed, and the first problem found (if any)."""
+
+    exercise: str
+    passed: bool
+    instances: int
+    messages: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        head = (f"{self.exercise}: all {self.instances} hidden instances pass"
+                if self.passed else f"{self.exercise}: not yet")
+        return "\n".join([head, *(f"  - {m}" for m in self.messages)])
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.passed else "#cf222e"
+        items = "".join(f"<li>{m}</li>" for m in self.messages)
+        return (f'<div style="border-left:4px solid {color};padding:0.3em 0.8em">'
+                f"<strong>{self.exercise}</strong>: "
+                f"{'all %d hidden instances pass' % self.instances if self.passed else 'not yet'}"
+                f"<ul>{items}</ul></div>")
+
+
+def _call(func: Callable, *args):
+    try:
+        return func(*args), None
+    except NotImplementedError:
+        return None, "the function is not written yet (it raises NotImplementedError)"
+    except Exception as err:  # noqa: BLE001 - any failure of the student's code is reported
+        return None, f"the function raised {type(err).__name__}: {err}"
+
+
+def _as_scalar(value):
+    arr = np.asarray(value, dtype=float) if value is not None else None
+    if arr is None or arr.shape not in ((), (1,)):
+        shape = None if value is None else np.shape(value)
+        return None, f"expected a single number, got an object of shape {shape}"
+    v = float(arr.reshape(()))
+    if not np.isfinite(v):
+        return None, "the function returned NaN or infinity"
+    return v, None
+
+
+def _finish(name, problems, n):
+    report = Report(name, not problems, n, problems[:3])
+    if problems:
+        raise GradingError(str(report))
+    return report
+
+
+def _diagnose_ratio(ratio: float, d: int | None = None) -> str | None:
+    """Name common convention mistakes from the ratio student / reference."""
+    if np.isclose(ratio, -1.0, rtol=1e-3):
+        return "the sign is reversed"
+    if d is not None and np.isclose(ratio, (d - 1) / d, rtol=1e-4):
+        return "the normalisation looks off by a factor (d-1)/d: divide by d-1, not d"
+    if d is not None and np.isclose(ratio, d / (d - 1), rtol=1e-4):
+        return "the normalisation looks off by a factor d/(d-1): divide by d-1, not d"
+    for k, name in [(2, "2"), (np.sqrt(2), "sqrt(2)"), (np.sqrt(2 * np.pi), "sqrt(2 pi)")]:
+        if np.isclose(ratio, k, rtol=1e-3) or np.isclose(ratio, 1 / k, rtol=1e-3):
+            return f"off by a factor {name}: check the Hermite normalisation (He_k vs h_k)"
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Chapter 0: the noise level of the first-moment estimator
+# ---------------------------------------------------------------------------------------
+def _ref_noise_level(link, d):
+    from .hermite import gaussian_expectation
+    from .targets import get_link
+
+    f = get_link(link)
+    bp = getattr(f, "breakpoints", ())
+    along = gaussian_expectation(lambda g: (f(g) * g) ** 2, breakpoints=bp)
+    energy = gaussian_expectation(lambda g: f(g) ** 2, breakpoints=bp)
+    return float(along / ((d - 1) * energy))
+
+
+def check_noise_level(func: Callable) -> Report:
+    r"""Exercise ``ex-ch0-noise-level``: ``func(link, d)`` returns
+    :math:`\mathrm{Var}(\varphi(G)G)/((d-1)\mathbb E[\varphi(G)^2])` for links with
+    :math:`c_1 = 0`."""
+    rng = np.random.default_rng()
+    cases = [("abs", int(rng.integers(50, 900))), ("quadratic", int(rng.integers(50, 900))),
+             ("he4", int(rng.integers(50, 900))), ("he2", int(rng.integers(50, 900)))]
+    problems = []
+    for link, d in cases:
+        out, err = _call(func, link, d)
+        if err:
+            problems.append(err)
+            break
+        val, err = _as_scalar(out)
+        if err:
+            problems.append(err)
+            break
+        ref = _ref_noise_level(link, d)
+        if not np.isclose(val, ref, rtol=1e-6):
+            hint = _diagnose_ratio(val / ref, d) if ref else None
+            problems.append(hint or f"the value for one hidden link is off by "
+                            f"{abs(val / ref - 1):.1%} (relative); it must be accurate to 1e-6")
+            break
+    return _finish("noise level (chapter 0)", problems, len(cases))
+
+
+# ---------------------------------------------------------------------------------------
+# Chapter 3: the optimal first-moment preprocessing for the noisy sign
+# ---------------------------------------------------------------------------------------
+def _ref_optimal_q(tau):
+    from .hermite import gaussian_expectation
+
+    return float(2 / np.pi * gaussian_expectation(lambda z: np.tanh((1 + tau * z) / tau**2)
+                                                  ** 2))
+
+
+def check_optimal_q(func: Callable) -> Report:
+    r"""Exercise ``ex-ch3-coding``: ``func(tau)`` returns :math:`q = \mathbb E[\mathbb E[G|Y]^2]`
+    for :math:`Y = \mathrm{sign}(G) + \tau Z`."""
+    rng = np.random.default_rng()
+    taus = np.sort(rng.uniform(0.2, 3.0, size=4))
+    problems = []
+    for tau in taus:
+        out, err = _call(func, float(tau))
+        if err:
+            problems.append(err)
+            break
+        val, err = _as_scalar(out)
+        if err:
+            problems.append(err)
+            break
+        ref = _ref_optimal_q(tau)
+        if not 0 <= val <= 1:
+            problems.append("q is a squared correlation and must lie in [0, 1]")
+            break
+        if not np.isclose(val, ref, rtol=1e-6, atol=1e-9):
+            if np.isclose(val, ref * np.pi / 2, rtol=1e-4):
+                problems.append("missing the factor 2/pi = E|G|^2: E[G | sign G] = sqrt(2/pi) "
+                                "sign G")
+            elif np.isclose(val, 2 / np.pi / (1 + tau**2), rtol=1e-4):
+                problems.append("this is mu^2/E[T^2] for the raw labels T(y) = y, not for the "
+                                "optimal preprocessing")
+            else:
+                problems.append(f"the value for one hidden noise level is off by "
+                                f"{abs(val / ref - 1):.2%} (relative); it must be accurate to "
+                                "1e-6")
+            break
+    return _finish("optimal q for the noisy sign (chapter 3)", problems, len(taus))
+
+
+CHECKS = {"ex-ch0-noise-level": check_noise_level, "ex-ch3-coding": check_optimal_q}
+"""Exercise label -> check function (used by the assignment builder and its tests)."""

@@ -1,0 +1,65 @@
+"""Tests of the graded checks (lecnotes.grading): right answers pass, wrong ones are named."""
+
+import numpy as np
+import pytest
+
+from lecnotes import grading
+from lecnotes.hermite import gaussian_expectation
+from lecnotes.targets import get_link
+
+
+def good_noise_level(link, d):
+    f = get_link(link)
+    along = gaussian_expectation(lambda g: (f(g) * g) ** 2, breakpoints=(0.0,))
+    energy = gaussian_expectation(lambda g: f(g) ** 2, breakpoints=(0.0,))
+    return along / ((d - 1) * energy)
+
+
+def good_optimal_q(tau):
+    return 2 / np.pi * gaussian_expectation(lambda z: np.tanh((1 + tau * z) / tau**2) ** 2)
+
+
+def test_correct_solutions_pass():
+    rep = grading.check_noise_level(good_noise_level)
+    assert rep.passed and "hidden instances pass" in str(rep)
+    assert grading.check_optimal_q(good_optimal_q).passed
+
+
+@pytest.mark.parametrize(
+    "func, phrase",
+    [
+        (lambda link, d: 1 / 0, "raised ZeroDivisionError"),
+        (lambda link, d: np.ones(3), "single number"),
+        (lambda link, d: -good_noise_level(link, d), "sign is reversed"),
+        (lambda link, d: good_noise_level(link, d) * (d - 1) / d, "divide by d-1"),
+        (lambda link, d: 1.1 * good_noise_level(link, d), "off by 10.0%"),
+        (lambda link, d: float("nan"), "NaN"),
+    ],
+)
+def test_wrong_noise_levels_are_explained_without_the_answer(func, phrase):
+    with pytest.raises(grading.GradingError) as err:
+        grading.check_noise_level(func)
+    msg = str(err.value)
+    assert phrase in msg
+    assert "expected 0." not in msg  # never prints the reference value
+
+
+def test_unwritten_exercise_says_so():
+    def stub(tau):
+        raise NotImplementedError("your code here")
+
+    with pytest.raises(grading.GradingError, match="not written yet"):
+        grading.check_optimal_q(stub)
+
+
+def test_optimal_q_diagnoses_raw_labels_and_missing_factor():
+    with pytest.raises(grading.GradingError, match="raw labels"):
+        grading.check_optimal_q(lambda tau: 2 / np.pi / (1 + tau**2))
+    with pytest.raises(grading.GradingError, match="2/pi"):
+        grading.check_optimal_q(lambda tau: good_optimal_q(tau) * np.pi / 2)
+    with pytest.raises(grading.GradingError, match=r"\[0, 1\]"):
+        grading.check_optimal_q(lambda tau: 2.0)
+
+
+def test_checks_registry_names_chapter_exercises():
+    assert set(grading.CHECKS) >= {"ex-ch0-noise-level", "ex-ch3-coding"}
