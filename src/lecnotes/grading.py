@@ -42,10 +42,9 @@ class Report:
     def _repr_html_(self) -> str:
         color = "#1a7f37" if self.passed else "#cf222e"
         items = "".join(f"<li>{m}</li>" for m in self.messages)
+        verdict = f"all {self.instances} hidden instances pass" if self.passed else "not yet"
         return (f'<div style="border-left:4px solid {color};padding:0.3em 0.8em">'
-                f"<strong>{self.exercise}</strong>: "
-                f"{'all %d hidden instances pass' % self.instances if self.passed else 'not yet'}"
-                f"<ul>{items}</ul></div>")
+                f"<strong>{self.exercise}</strong>: {verdict}<ul>{items}</ul></div>")
 
 
 def _call(func: Callable, *args):
