@@ -55,3 +55,60 @@ def test_subspace_overlap():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+# --- chapter 3: gradient step = first-moment estimator ------------------------------------
+def test_loss_preprocessing_closed_forms():
+    y = np.array([-3.0, -0.5, 0.0, 0.5, 3.0])
+    np.testing.assert_allclose(E.loss_preprocessing("square")(y), y)
+    np.testing.assert_allclose(E.loss_preprocessing("square", f0=0.5)(y), y - 0.5)
+    np.testing.assert_allclose(E.loss_preprocessing("huber")(y), np.clip(y, -1, 1))
+    np.testing.assert_allclose(E.loss_preprocessing("correlation")(y), y)
+    np.testing.assert_allclose(E.loss_preprocessing("logistic")(np.array([-1.0, 1.0])),
+                               [-0.5, 0.5])
+
+
+@pytest.mark.parametrize("loss", ["square", "huber", "correlation"])
+def test_gradient_at_zero_is_the_first_moment_estimator(loss):
+    X, y, _ = single_index(500, 20, "he3", rng=1)
+    g = E.single_neuron_gradient(X, y, np.zeros(20), activation="tanh", loss=loss)
+    T = E.loss_preprocessing(loss, f0=0.0)
+    np.testing.assert_allclose(-g, X.T @ T(y) / 500, atol=1e-12)
+
+
+def test_single_neuron_gradient_matches_finite_differences():
+    X, y, _ = single_index(60, 5, "tanh", rng=2)
+    w = np.random.default_rng(3).standard_normal(5) * 0.3
+
+    def risk(w):
+        return np.mean(0.5 * (y - np.tanh(X @ w)) ** 2)
+
+    g = E.single_neuron_gradient(X, y, w, activation="tanh", loss="square")
+    eps = 1e-6
+    fd = np.array([(risk(w + eps * e) - risk(w - eps * e)) / (2 * eps) for e in np.eye(5)])
+    np.testing.assert_allclose(g, fd, atol=1e-8)
+
+
+def test_simulate_first_moment_overlaps_shapes_and_reproducibility():
+    pre = {"raw": None, "clip": lambda y: np.clip(y, -1, 1)}
+    a = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
+    b = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
+    assert a["raw"].shape == (2, 3, 3)
+    np.testing.assert_array_equal(a["clip"], b["clip"])
+    assert np.all((a["raw"] >= 0) & (a["raw"] <= 1))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: E.loss_preprocessing("nope"),
+        lambda: E.single_neuron_gradient(np.ones((3, 2)), np.ones(3), np.zeros(3)),
+        lambda: E.single_neuron_gradient(np.ones((3, 2)), np.ones(3), np.zeros(2), "nope"),
+        lambda: E.simulate_first_moment_overlaps("relu", [10], [0.0], {"raw": None}),
+        lambda: E.simulate_first_moment_overlaps("relu", [10], [1.0], {}),
+        lambda: E.simulate_first_moment_overlaps("relu", [0], [1.0], {"raw": None}),
+    ],
+)
+def test_chapter3_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -63,3 +63,26 @@ def test_optimal_q_diagnoses_raw_labels_and_missing_factor():
 
 def test_checks_registry_names_chapter_exercises():
     assert set(grading.CHECKS) >= {"ex-ch0-noise-level", "ex-ch3-coding"}
+
+
+def good_ntk(X, Z):
+    d = X.shape[1]
+    nx, nz = np.linalg.norm(X, axis=1), np.linalg.norm(Z, axis=1)
+    G = X @ Z.T
+    c = np.clip(G / np.outer(nx, nz), -1.0, 1.0)
+    th = np.arccos(c)
+    return np.outer(nx, nz) / np.pi * (np.sin(th) + (np.pi - th) * c) / (2 * d) + 0.5 * G * (
+        1 - th / np.pi)
+
+
+def test_relu_ntk_check():
+    assert grading.check_relu_ntk(good_ntk).passed
+    with pytest.raises(grading.GradingError, match="transposed"):
+        grading.check_relu_ntk(lambda X, Z: good_ntk(X, Z).T)
+    with pytest.raises(grading.GradingError, match="first-layer part"):
+        grading.check_relu_ntk(lambda X, Z: good_ntk(X, Z) - 0.5 * (X @ Z.T) * (
+            1 - np.arccos(np.clip((X @ Z.T) / np.outer(np.linalg.norm(X, axis=1),
+                                                       np.linalg.norm(Z, axis=1)), -1, 1))
+            / np.pi))
+    with pytest.raises(grading.GradingError, match="factor 2"):
+        grading.check_relu_ntk(lambda X, Z: 2 * good_ntk(X, Z))
