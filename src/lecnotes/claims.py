@@ -79,6 +79,9 @@ class Claim:
     def __repr__(self) -> str:
         return self.line()
 
+    def _ipython_display_(self):
+        """Shown once by :func:`claim` itself: the returned record displays nothing more."""
+
 
 def _fmt(x) -> str:
     if x is None:
@@ -255,7 +258,7 @@ def _show(record: Claim) -> None:
         from IPython.display import display
 
         if get_ipython() is not None:
-            display(record)
+            display({"text/html": record._repr_html_(), "text/plain": record.line()}, raw=True)
             return
     except ImportError:  # pragma: no cover - IPython is a dependency of the book
         pass
