@@ -86,3 +86,19 @@ def test_relu_ntk_check():
             / np.pi))
     with pytest.raises(grading.GradingError, match="factor 2"):
         grading.check_relu_ntk(lambda X, Z: 2 * good_ntk(X, Z))
+
+
+def test_gen4_partner_check():
+    from scipy.optimize import brentq
+
+    def partner(a):
+        return brentq(lambda u: u * np.exp(-u**2 / 2) - a * np.exp(-a**2 / 2), 1.0, 40.0,
+                      xtol=1e-14)
+
+    assert grading.check_gen4_partner(partner).passed
+    with pytest.raises(grading.GradingError, match="trivial solution"):
+        grading.check_gen4_partner(lambda a: a)
+    with pytest.raises(grading.GradingError, match="larger than 1"):
+        grading.check_gen4_partner(lambda a: 0.5 * (1 + a))
+    with pytest.raises(grading.GradingError, match="accurate"):
+        grading.check_gen4_partner(lambda a: partner(a) + 1e-4)

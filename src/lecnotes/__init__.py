@@ -4,6 +4,7 @@ Each module holds one idea of the book; a chapter imports what it discusses:
 
 * :mod:`lecnotes.hermite` - Hermite polynomials, Gaussian expectations, Hermite tensors
 * :mod:`lecnotes.targets` - single- and multi-index models, the catalogue of links
+* :mod:`lecnotes.exponents` - information and generative exponents, E[h_k(G) | Y]
 * :mod:`lecnotes.estimators` - first-moment estimators, overlaps, one gradient step as an estimator
 * :mod:`lecnotes.networks` - two-layer networks: scalings, gradients, GD, giant steps
 * :mod:`lecnotes.kernels` - kernel ridge, arc-cosine / ReLU NTK, random features, lazy dynamics

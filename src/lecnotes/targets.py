@@ -84,7 +84,8 @@ LINKS: dict[str, Link] = {
         Link("sign", np.sign, r"\mathrm{sign}(u)", (0.0,)),
     ]
 }
-"""Catalogue of named links: linear, quadratic, cubic, he2..he6, abs, relu, tanh, sign."""
+"""Catalogue of named links: linear, quadratic, cubic, he2..he6, abs, relu, tanh, sign, and
+(appended below) gen4, the generative-exponent-4 indicator of chapters 2 and 5."""
 
 
 def get_link(link) -> Callable[[np.ndarray], np.ndarray]:
@@ -248,3 +249,14 @@ def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
 
     return g
 
+
+# Appended for chapter 2 (see lecnotes.exponents.gen4_interval): the generative-exponent-4
+# link 1{a < |u| < b}, a = 0.2254 (the maximiser of E[zeta_4(Y)^2] over the family, rounded)
+# and b > 1 the solution of a exp(-a^2/2) = b exp(-b^2/2), so E[G^2 | Y] = 1 on both labels.
+# Chapter 5 uses it as its running example.
+LINKS["gen4"] = Link(
+    "gen4",
+    lambda u: ((np.abs(u) > 0.2254) & (np.abs(u) < 2.131777344456144)).astype(float),
+    r"\mathbb{1}\{a<|u|<b\}",
+    (-2.131777344456144, -0.2254, 0.2254, 2.131777344456144),
+)
