@@ -102,3 +102,18 @@ def test_gen4_partner_check():
         grading.check_gen4_partner(lambda a: 0.5 * (1 + a))
     with pytest.raises(grading.GradingError, match="accurate"):
         grading.check_gen4_partner(lambda a: partner(a) + 1e-4)
+
+
+def test_top_eigenvector_check():
+    def good(X, y, T):
+        return np.linalg.eigh((X * T(y)[:, None]).T @ X / len(y))[1][:, -1]
+
+    assert grading.check_top_eigenvector(good).passed
+    assert grading.check_top_eigenvector(lambda X, y, T: -good(X, y, T)).passed  # sign-blind
+    with pytest.raises(grading.GradingError, match="smallest eigenvalue"):
+        grading.check_top_eigenvector(
+            lambda X, y, T: np.linalg.eigh((X * T(y)[:, None]).T @ X)[1][:, 0])
+    with pytest.raises(grading.GradingError, match="not normalised"):
+        grading.check_top_eigenvector(lambda X, y, T: 2 * good(X, y, T))
+    with pytest.raises(grading.GradingError, match="shape"):
+        grading.check_top_eigenvector(lambda X, y, T: good(X, y, T)[:-1])

@@ -1,0 +1,775 @@
+r"""Closed forms and fixed-point equations of the book (chapters 3-5).
+
+The module is organised in sections, one per family of results; each section names the
+chapter and the equations it implements.
+
+* **First moments** (chapter 3). The limit of the overlap of the first-moment estimator
+  :math:`\frac1n\sum_iT(y_i)x_i` for any preprocessing and label noise:
+  :func:`first_moment_moments`, :func:`first_moment_overlap`.
+* **Second moments: spectral estimators** (chapter 4). The exact asymptotics of the top
+  eigenpair of :math:`D_T=\frac1n\sum_i T(y_i)x_ix_i^\top` (Lu & Li; Mondelli & Montanari):
+  :func:`spectral_overlap`, :func:`spectral_threshold`, :func:`spectral_functions`,
+  the limiting bulk (a generalised Marchenko-Pastur law) :func:`bulk_density`,
+  :func:`bulk_edge`, the plain Marchenko-Pastur law :func:`marchenko_pastur_density`, and the
+  optimal threshold over all preprocessings :func:`weak_recovery_threshold`.
+
+Conventions (book, *Notation*): :math:`x_i\sim N(0,I_d)`, :math:`\|w_\star\|=1`,
+:math:`\delta=n/d`, :math:`G\sim N(0,1)`, :math:`Y=\varphi(G)` (noiseless labels). Every
+expectation over :math:`(G,Y)` is computed by the adaptive quadrature
+:func:`lecnotes.hermite.gaussian_expectation` in the variable :math:`G`, with break points
+where :math:`T\circ\varphi` jumps (never by Monte Carlo).
+
+Derivation of the normalisation used here (chapter 4, section "Idea of the proof"). With
+:math:`w_\star=e_1`, :math:`x_i=(G_i,z_i)`, the bulk of :math:`D_T` is that of
+:math:`P=\frac1n\sum_iT_iz_iz_i^\top`, whose Stieltjes transform
+:math:`m(z)=\lim\frac1d\operatorname{tr}(P-z)^{-1}` solves
+:math:`z=-\frac1m+\mathbb E\big[\frac{T}{1+Tm/\delta}\big]`. The change of variable
+:math:`m=-\delta/\lambda` turns this into :math:`z=\psi_\delta(\lambda)`, with
+
+.. math:: \psi_\delta(\lambda)=\lambda\Big(\frac1\delta+\mathbb E\Big[\frac{T}{\lambda-T}\Big]\Big),
+          \qquad
+          \varphi(\lambda)=\lambda\,\mathbb E\Big[\frac{T\,G^2}{\lambda-T}\Big],
+
+and the outlier equation :math:`z=\frac1n\sum T_iG_i^2+u^\top(z-P)^{-1}u` becomes
+:math:`\psi_\delta(\lambda)=\varphi(\lambda)`. So the formulas hold *as written* for
+:math:`D_T` normalised by :math:`1/n` with standard Gaussian inputs (checked against
+simulation in the tests and in chapter 4).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from . import _validate as V
+from .hermite import gaussian_expectation
+from .targets import get_link
+
+__all__ = [
+    "first_moment_moments",
+    "first_moment_overlap",
+    "NoProportionalThresholdWarning",
+    "SpectralFunctions",
+    "spectral_functions",
+    "spectral_overlap",
+    "spectral_threshold",
+    "bulk_edge",
+    "bulk_density",
+    "marchenko_pastur_density",
+    "marchenko_pastur_edges",
+    "weak_recovery_threshold",
+    "mean_matrix_coefficients",
+]
+
+
+# =======================================================================================
+# Section: first moments - the first-moment estimator (chapter 3)
+# =======================================================================================
+def _label_expectation(f_of_g_and_y, link, noise):
+    r""":math:`\mathbb E[F(G, Y)]` for :math:`Y = \varphi(G) + \tau Z`, by quadrature (chapter 3).
+
+    ``f_of_g_and_y(g, y)`` is vectorised and may return trailing axes. Noiseless: one adaptive
+    quadrature over :math:`G` (jumps of :math:`T\circ\varphi` are located by bisection). Noisy:
+    adaptive quadrature over :math:`Z` of a function evaluated on a fixed Gauss-Legendre grid
+    in :math:`G` (after averaging over the noise the integrand is smooth in :math:`G`).
+    """
+    phi = get_link(link)
+    if noise == 0:
+        return gaussian_expectation(
+            lambda g: f_of_g_and_y(g, np.asarray(phi(g), dtype=float)),
+            breakpoints=getattr(phi, "breakpoints", ()),
+        )
+    cuts = np.linspace(-12.0, 12.0, 97)
+    nodes, weights = np.polynomial.legendre.leggauss(24)
+    half = 0.5 * np.diff(cuts)
+    mids = 0.5 * (cuts[1:] + cuts[:-1])
+    g = (mids[:, None] + half[:, None] * nodes[None, :]).ravel()
+    wg = (half[:, None] * weights[None, :]).ravel() * np.exp(-0.5 * g**2) / np.sqrt(2 * np.pi)
+    phig = np.asarray(phi(g), dtype=float)
+
+    def over_z(z):  # z: (m,) -> (m, ...) integrated against the G-grid
+        vals = f_of_g_and_y(g[None, :], phig[None, :] + noise * z[:, None])
+        return np.tensordot(vals, wg, axes=([1], [0])) if vals.ndim == 2 else np.einsum(
+            "mg...,g->m...", vals, wg
+        )
+
+    return gaussian_expectation(over_z, cutoff=9.0, tol=1e-10)
+
+
+def first_moment_moments(link, T=None, noise: float = 0.0):
+    r"""The two numbers behind the first-moment overlap (chapter 3, eq. (overlap)).
+
+    Returns :math:`(\mu, m_2) = (\mathbb E[T(Y)G], \mathbb E[T(Y)^2])` for
+    :math:`Y = \varphi(G) + \tau Z`. With ``T=None`` the optimal preprocessing
+    :math:`T^\star(y) = \mathbb E[G\mid Y=y]` is used, for which :math:`\mu = m_2 = q =
+    \mathbb E[\mathbb E[G\mid Y]^2]` (computed by :mod:`lecnotes.exponents`).
+
+    Parameters
+    ----------
+    link : callable or str
+    T : callable or None
+        Vectorised preprocessing of the labels.
+    noise : float
+        Label-noise standard deviation :math:`\tau\ge0`.
+    """
+    from .exponents import conditional_hermite_norms
+
+    noise = V.nonneg_float(noise, "noise")
+    get_link(link)
+    if T is None:
+        q = float(conditional_hermite_norms(link, 1, noise)[0])
+        return q, q
+    if not callable(T):
+        raise ValueError(f"T must be a callable of the labels or None, got {T!r}")
+
+    def both(g, y):
+        t = np.asarray(T(y), dtype=float)
+        if t.shape != np.shape(y):
+            raise ValueError("T must be vectorised: T(y) must have the shape of y")
+        return np.stack([t * g, t * t], axis=-1)
+
+    mu, m2 = _label_expectation(both, link, noise)
+    return float(mu), float(m2)
+
+
+def first_moment_overlap(link, delta, T=None, noise: float = 0.0):
+    r"""Asymptotic squared overlap of the first-moment estimator (chapter 3, eq. (overlap)).
+
+    For :math:`v = \frac1n\sum_i T(y_i)x_i` with :math:`n, d\to\infty`, :math:`n/d\to\delta`:
+
+    .. math:: \rho^2 \to \frac{\delta\mu^2}{\delta\mu^2 + \mathbb E[T(Y)^2]},\qquad
+              \mu = \mathbb E[T(Y)G],
+
+    and with the optimal :math:`T = \mathbb E[G\mid Y]` (``T=None``)
+    :math:`\rho^2\to\delta q/(1+\delta q)`, :math:`q = \mathbb E[\mathbb E[G\mid Y]^2]`.
+    Computed by quadrature, not simulation.
+
+    Parameters
+    ----------
+    link : callable or str
+    delta : float or array_like
+        Sample ratio(s) :math:`n/d > 0`.
+    T : callable or None
+    noise : float
+
+    Returns
+    -------
+    float or ndarray shaped like ``delta``.
+    """
+    d = V.finite_array(delta, "delta")
+    if np.any(d <= 0):
+        raise ValueError("delta must be positive")
+    mu, m2 = first_moment_moments(link, T, noise)
+    if m2 == 0:
+        raise ValueError("E[T(Y)^2] = 0: the preprocessed labels vanish")
+    out = d * mu**2 / (d * mu**2 + m2)
+    return float(out) if out.ndim == 0 else out
+
+
+# =======================================================================================
+# Section: second moments - spectral estimators (chapter 4)
+# =======================================================================================
+_CUTOFF = 14.0  # the quadrature's truncation of the line (Gaussian mass outside < 1e-44)
+_FAR = 1.0e4  # how far out in g the supremum of T(phi(g)) is looked for
+_EPS_SUP = 1e-9  # lambda = sup T + _EPS_SUP * scale stands for lambda -> sup T
+
+
+class NoProportionalThresholdWarning(UserWarning):
+    """T is unbounded above on the support of Y: no threshold with n proportional to d.
+
+    Then the top eigenvalue of :math:`D_T` grows with :math:`n` (it follows the largest
+    :math:`T(y_i)`), its eigenvector localises on the heaviest samples, and the overlap tends
+    to 0 at every fixed :math:`\\delta` (chapter 4, "Why raw labels fail").
+    """
+
+
+def _as_preprocessing(T, delta=None):
+    """Resolve ``T`` (name, callable, or a delta-dependent family) to a callable of y."""
+    from .spectral import resolve_preprocessing
+
+    return resolve_preprocessing(T, delta)  # None means the raw labels
+
+
+def _is_family(T) -> bool:
+    from .spectral import _is_family as is_family
+
+    return is_family(T)
+
+
+def _g_breakpoints(phi: Callable, y_breaks: Sequence[float]) -> list[float]:
+    """Points g in [-cutoff, cutoff] with phi(g) equal to one of ``y_breaks`` (by bisection)."""
+    out: list[float] = []
+    if len(y_breaks) == 0:
+        return out
+    grid = np.linspace(-_CUTOFF, _CUTOFF, 28001)
+    vals = np.asarray(phi(grid), dtype=float)
+    for yb in y_breaks:
+        f = vals - yb
+        exact = np.nonzero(f == 0)[0]
+        out.extend(grid[exact].tolist())
+        idx = np.nonzero(f[:-1] * f[1:] < 0)[0]
+        for i in idx:
+            a, b = grid[i], grid[i + 1]
+            out.append(brentq(lambda g, yb=yb: float(phi(np.array([g]))[0]) - yb, a, b,
+                              xtol=1e-15))
+    return out
+
+
+class _Law:
+    """The law of :math:`(G, T(Y))` for ``Y = link(G)``: values, supremum, break points."""
+
+    def __init__(self, T: Callable, link, breakpoints: Sequence[float] = ()):
+        self.phi = get_link(link)
+        self.T = T
+        bp = list(getattr(self.phi, "breakpoints", ()))
+        bp += _g_breakpoints(self.phi, tuple(getattr(T, "breakpoints", ())))
+        bp += [float(b) for b in np.asarray(breakpoints, dtype=float).ravel()]
+        self.breakpoints = tuple(sorted(set(bp)))
+        # supremum of T(phi(g)) over the line, and whether it is finite
+        near = np.linspace(-_CUTOFF, _CUTOFF, 56001)
+        near = np.concatenate([near, np.asarray(self.breakpoints, float) + 1e-12,
+                               np.asarray(self.breakpoints, float) - 1e-12])
+        far = np.geomspace(_CUTOFF, _FAR, 2001)
+        far = np.concatenate([far, -far])
+        t_near = self.t(near, allow_inf=True)
+        t_far = self.t(far, allow_inf=True)
+        finite_near = t_near[np.isfinite(t_near)]
+        if finite_near.size == 0:
+            raise ValueError("T(y) is not finite anywhere on the support of Y")
+        if np.any(np.isposinf(t_near)):
+            self.sup, self.bounded = math.inf, False
+        else:
+            m_near = float(np.max(finite_near))
+            med = float(np.median(self.t(np.linspace(-0.6745, 0.6745, 101), allow_inf=True)))
+            scale = max(m_near - med, 1e-300)
+            m_far = float(np.max(np.where(np.isnan(t_far), -np.inf, t_far)))
+            self.bounded = not (m_far > m_near + 0.5 * scale)
+            self.sup = max(m_near, m_far) if self.bounded else math.inf
+        if self.bounded and not self.sup > 0:
+            raise ValueError(
+                f"sup T = {self.sup:.4g} <= 0: the preprocessed labels are never positive, so "
+                "D_T has no positive spike to find"
+            )
+        self.scale = max(abs(self.sup), 1e-300) if self.bounded else 1.0
+
+    def t(self, g, allow_inf=False):
+        y = np.asarray(self.phi(g), dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = np.asarray(self.T(y), dtype=float)
+        if t.shape == ():
+            t = np.full(y.shape, float(t))
+        if t.shape != y.shape:
+            raise ValueError(f"T must be vectorised: T(y) has shape {t.shape}, y has {y.shape}")
+        if np.any(np.isnan(t)):
+            raise ValueError("T(y) returned NaN on the support of Y")
+        if not allow_inf and np.any(np.isposinf(t)):
+            raise ValueError("T(y) returned +inf on the support of Y")
+        return t
+
+    def expect(self, f: Callable) -> np.ndarray:
+        """E[f(T, G)] by adaptive quadrature in G with the break points of T(phi(G))."""
+
+        def integrand(g):
+            return f(self.t(g), g)
+
+        return gaussian_expectation(integrand, breakpoints=self.breakpoints, cutoff=_CUTOFF)
+
+    def moments(self, lam) -> np.ndarray:
+        r"""E[S], E[S^2], E[S G^2], E[S^2 G^2] for :math:`S=T/(\lambda-T)`, for each lambda.
+
+        Written as :math:`S = \lambda/(\lambda-T) - 1`, finite also where :math:`T=-\infty`.
+        Near :math:`\lambda=\sup T` the integrands are scaled by
+        :math:`w=\min(1,(\lambda-\sup T)/|\sup T|)` (so that they stay of order one and the
+        absolute tolerance of the quadrature is a relative one), and scaled back.
+        Returns an array of shape ``lam.shape + (4,)``.
+        """
+        lam = np.atleast_1d(np.asarray(lam, dtype=float))
+        if self.bounded:
+            w = np.minimum(1.0, (lam - self.sup) / self.scale)
+        else:
+            w = np.ones_like(lam)
+
+        def f(t, g):
+            with np.errstate(divide="ignore", over="ignore"):
+                s = lam[None, :] / (lam[None, :] - t[:, None]) - 1.0
+            s = s * w[None, :]
+            g2 = (g * g)[:, None]
+            return np.stack([s, s * s, s * g2, s * s * g2], axis=-1)
+
+        out = self.expect(f)
+        return out / np.stack([w, w * w, w, w * w], axis=-1)
+
+
+@dataclass(frozen=True)
+class SpectralFunctions:
+    r"""The functions of the Lu-Li / Mondelli-Montanari theory at one :math:`\delta`.
+
+    Chapter 4, eqs. (psi)-(phi): for :math:`\lambda>\sup T`, with :math:`S=T/(\lambda-T)`,
+    :math:`\psi(\lambda)=\lambda(1/\delta+\mathbb E S)`,
+    :math:`\psi'(\lambda)=1/\delta-\mathbb E S^2`,
+    :math:`\varphi(\lambda)=\lambda\,\mathbb E[SG^2]`,
+    :math:`\varphi'(\lambda)=-\mathbb E[S^2G^2]`.
+
+    Attributes
+    ----------
+    delta : float
+    sup_T : float
+        Essential supremum of :math:`T(Y)` (the left end of the domain of psi and phi).
+    lambda_bar : float
+        :math:`\arg\min\psi` on :math:`(\sup T,\infty)` (equal to ``sup_T`` when psi is
+        increasing there).
+    edge : float
+        The right edge of the bulk, :math:`\psi(\bar\lambda)`.
+    lambda_star : float
+        Root of :math:`\psi(\max(\lambda,\bar\lambda))=\varphi(\lambda)`, or ``nan`` if there is
+        none above :math:`\bar\lambda`.
+    rho2 : float
+        Limit of the squared overlap of the top eigenvector.
+    top : float
+        Limit of the top eigenvalue.
+    """
+
+    delta: float
+    sup_T: float
+    lambda_bar: float
+    edge: float
+    lambda_star: float
+    rho2: float
+    top: float
+    _law: object = None
+
+    def _m(self, lam):
+        return self._law.moments(lam)
+
+    def psi(self, lam):
+        """:math:`\\psi_\\delta(\\lambda)` (vectorised, lambda > sup T)."""
+        lam = np.asarray(lam, dtype=float)
+        m = self._m(lam)
+        return (np.atleast_1d(lam) * (1 / self.delta + m[..., 0])).reshape(lam.shape)
+
+    def dpsi(self, lam):
+        """:math:`\\psi_\\delta'(\\lambda)`."""
+        lam = np.asarray(lam, dtype=float)
+        return (1 / self.delta - self._m(lam)[..., 1]).reshape(lam.shape)
+
+    def phi(self, lam):
+        """:math:`\\varphi(\\lambda)`."""
+        lam = np.asarray(lam, dtype=float)
+        return (np.atleast_1d(lam) * self._m(lam)[..., 2]).reshape(lam.shape)
+
+    def dphi(self, lam):
+        """:math:`\\varphi'(\\lambda)`."""
+        lam = np.asarray(lam, dtype=float)
+        return (-self._m(lam)[..., 3]).reshape(lam.shape)
+
+
+def _offsets(law: _Law, lo=1e-7, hi=1e8, num=61):
+    return law.scale * np.geomspace(lo, hi, num)
+
+
+def _lambda_bar(law: _Law, delta: float) -> float:
+    """argmin of psi on (sup T, inf): root of E[S^2] = 1/delta, or sup T if psi increases."""
+    s0 = law.sup
+    eps = law.scale * _EPS_SUP
+    q0 = float(law.moments(s0 + eps)[0, 1])
+    if not q0 > 1 / delta:
+        return s0
+
+    def f(u):  # u = log(lambda - sup T)
+        return float(law.moments(s0 + math.exp(u))[0, 1]) - 1 / delta
+
+    lo = math.log(eps)
+    hi = math.log(law.scale)
+    while f(hi) > 0:
+        lo, hi = hi, hi + math.log(10.0)
+        if hi > math.log(law.scale * 1e14):  # pragma: no cover - E[S^2] ~ E[T^2]/lam^2
+            raise RuntimeError("could not bracket the bulk edge (is E[T(Y)^2] finite?)")
+    u = brentq(f, lo, hi, xtol=1e-13, rtol=1e-13, maxiter=200)
+    return s0 + math.exp(u)
+
+
+def _solve(law: _Law, delta: float) -> SpectralFunctions:
+    s0 = law.sup
+    lam_bar = _lambda_bar(law, delta)
+    lb = lam_bar if lam_bar > s0 else s0 + law.scale * _EPS_SUP
+    m_bar = law.moments(lb)[0]
+    edge = lb * (1 / delta + m_bar[0])
+
+    def h(lam):  # (phi - psi)/lambda = E[S (G^2 - 1)] - 1/delta; decreasing in lambda
+        m = law.moments(lam)[0]
+        return float(m[2] - m[0]) - 1 / delta
+
+    if h(lb) <= 0:
+        return SpectralFunctions(delta, s0, lam_bar, edge, math.nan, 0.0, edge, law)
+    lo, hi = lb, max(lb, s0 + law.scale)
+    while h(hi) > 0:
+        lo, hi = hi, s0 + 4 * (hi - s0)
+    lam_star = brentq(h, lo, hi, xtol=1e-14 * max(1.0, hi), rtol=1e-14, maxiter=300)
+    m = law.moments(lam_star)[0]
+    dpsi = 1 / delta - m[1]
+    dphi = -m[3]
+    rho2 = dpsi / (dpsi - dphi)
+    top = lam_star * (1 / delta + m[0])
+    return SpectralFunctions(delta, s0, lam_bar, edge, lam_star, float(rho2), float(top), law)
+
+
+def _warn_unbounded():
+    warnings.warn(
+        "T is unbounded above on the support of Y: the top eigenvalue of D_T grows with n "
+        "(it follows the largest T(y_i)), the top eigenvector localises on the heaviest "
+        "samples and its overlap tends to 0 at every fixed delta = n/d, so there is no "
+        "proportional threshold. Trim T (or use a bounded preprocessing).",
+        NoProportionalThresholdWarning,
+        stacklevel=3,
+    )
+
+
+def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> SpectralFunctions:
+    r"""Solve the Lu-Li / Mondelli-Montanari equations at one :math:`\delta` (chapter 4).
+
+    Parameters
+    ----------
+    T : callable or PreprocessingFamily
+        Vectorised preprocessing of the labels, bounded above on the support of :math:`Y`
+        (it may be unbounded below, like :math:`1-1/y`). A family (see
+        :mod:`lecnotes.spectral`) is evaluated at ``delta``.
+    delta : float
+        Sample ratio :math:`n/d > 0`.
+    link : str or callable
+        The link :math:`\varphi`, :math:`Y=\varphi(G)`.
+    breakpoints : sequence of float
+        Extra points in :math:`g` where :math:`T(\varphi(g))` jumps (those of the link and
+        the ``breakpoints`` attribute of ``T``, given in :math:`y`, are added automatically).
+
+    Returns
+    -------
+    SpectralFunctions
+        With the solution (``lambda_bar``, ``edge``, ``lambda_star``, ``rho2``, ``top``) and
+        the functions ``psi``, ``dpsi``, ``phi``, ``dphi``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``delta``, a non-callable ``T``, ``T`` unbounded above (use
+        :func:`spectral_overlap`, which answers with the limit), or ``sup T <= 0``.
+    """
+    delta = V.positive_float(delta, "delta")
+    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    if not law.bounded:
+        raise ValueError("T is unbounded above on the support of Y: no proportional threshold")
+    return _solve(law, delta)
+
+
+def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
+    r"""Limit of the squared overlap and of the top eigenvalue of :math:`D_T` (chapter 4).
+
+    Theorem (Lu & Li 2017; Mondelli & Montanari 2018), chapter 4, thm. "spectral
+    asymptotics": with :math:`\psi,\varphi` as in :class:`SpectralFunctions` and
+    :math:`\bar\lambda=\arg\min_{\lambda>\sup T}\psi`, let :math:`\lambda^\star` solve
+    :math:`\psi(\max(\lambda,\bar\lambda))=\varphi(\lambda)`. If :math:`\lambda^\star>\bar\lambda`,
+
+    .. math:: \rho^2\to\frac{\psi'(\lambda^\star)}{\psi'(\lambda^\star)-\varphi'(\lambda^\star)},
+              \qquad \lambda_1(D_T)\to\psi(\lambda^\star);
+
+    otherwise :math:`\rho^2\to0` and :math:`\lambda_1(D_T)\to\psi(\bar\lambda)`, the bulk edge.
+    All expectations by quadrature (accuracy about 1e-9).
+
+    Parameters
+    ----------
+    T : callable or PreprocessingFamily
+        Preprocessing (see :func:`spectral_functions`).
+    delta : float
+        :math:`n/d>0`.
+    link : str or callable
+        Default ``"quadratic"`` (real phase retrieval).
+    breakpoints : sequence of float
+        Extra jump points of :math:`T(\varphi(g))` in :math:`g`.
+
+    Returns
+    -------
+    (rho2, top) : (float, float)
+        If ``T`` is unbounded above, ``(0.0, inf)`` and a
+        :class:`NoProportionalThresholdWarning`: the top eigenvalue diverges with ``n`` and
+        the overlap vanishes at every fixed ``delta``.
+    """
+    delta = V.positive_float(delta, "delta")
+    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    if not law.bounded:
+        _warn_unbounded()
+        return 0.0, math.inf
+    sol = _solve(law, delta)
+    return sol.rho2, sol.top
+
+
+def _family_threshold(family, link, breakpoints, tol):
+    lo = float(getattr(family, "delta_min", 0.0))
+
+    def has_outlier(delta):
+        law = _Law(family.at(delta), link, breakpoints)
+        if not law.bounded:
+            return False
+        return _solve(law, delta).rho2 > 0
+
+    hi = max(2 * lo, 1.0)
+    while not has_outlier(hi):
+        hi *= 2
+        if hi > 1e6:
+            return math.inf
+    lo_ok = lo if lo > 0 else hi * 1e-6
+    while hi - lo_ok > tol * 0.25:
+        mid = 0.5 * (lo_ok + hi)
+        if has_outlier(mid):
+            hi = mid
+        else:
+            lo_ok = mid
+    return 0.5 * (lo_ok + hi)
+
+
+def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6) -> float:
+    r"""The weak-recovery threshold :math:`\delta_c(T)` of the spectral estimator (chapter 4).
+
+    :math:`\delta_c=\inf\{\delta:\ \lambda_1(D_T)\text{ separates from the bulk}\}`. Along the
+    bulk edge :math:`\psi'(\bar\lambda)=0`, i.e. :math:`\delta=1/\mathbb E[S^2]` with
+    :math:`S=T/(\bar\lambda-T)`, and an outlier exists iff
+    :math:`\mathbb E[S\,(G^2-1)]>1/\delta`; so (chapter 4, eq. (threshold)) the threshold is
+    found from one equation in :math:`\lambda`,
+
+    .. math:: K(\lambda)=\mathbb E[S\,\mathrm{He}_2(G)]-\mathbb E[S^2]=0,\qquad
+              \delta_c=1/\mathbb E[S^2],
+
+    taking the largest root (beyond which :math:`K>0`). When :math:`\psi` is increasing on
+    its whole domain (:math:`\mathbb E[S^2]` finite at :math:`\lambda=\sup T` and
+    :math:`K(\sup T)\ge0`) the edge sits at :math:`\bar\lambda=\sup T` and
+    :math:`\delta_c=1/\mathbb E[S\,\mathrm{He}_2(G)]|_{\lambda=\sup T}`. By Cauchy-Schwarz
+    :math:`\delta_c\ge1/\mathbb E[(\mathbb E[G^2|Y]-1)^2]` (:func:`weak_recovery_threshold`).
+
+    Parameters
+    ----------
+    T : callable or PreprocessingFamily
+        A preprocessing of the labels (bounded above), or a family ``T_delta`` used at each
+        ``delta`` (then the threshold is the smallest ``delta`` at which ``T_delta`` gives an
+        outlier, found by bisection, and cannot be below the family's ``delta_min``).
+    link : str or callable
+    breakpoints : sequence of float
+        Extra jump points in :math:`g`.
+    tol : float
+        Absolute accuracy on :math:`\delta_c` for a family (a fixed ``T`` is solved to
+        machine precision of the quadrature, about 1e-9).
+
+    Returns
+    -------
+    float
+        :math:`\delta_c`; ``inf`` if no ``delta`` gives an outlier (e.g.
+        :math:`\mathbb E[T(Y)\mathrm{He}_2(G)]\le0`), or if ``T`` is unbounded above (with a
+        :class:`NoProportionalThresholdWarning`).
+    """
+    tol = V.positive_float(tol, "tol")
+    if _is_family(T):
+        from .spectral import get_preprocessing
+
+        family = get_preprocessing(T) if isinstance(T, str) else T
+        return _family_threshold(family, link, breakpoints, tol)
+    law = _Law(_as_preprocessing(T), link, breakpoints)
+    if not law.bounded:
+        _warn_unbounded()
+        return math.inf
+    s0 = law.sup
+    lam = s0 + _offsets(law)
+    m = law.moments(lam)
+    K = (m[:, 2] - m[:, 0]) - m[:, 1]
+    pos = K > 0
+    if not pos[-1]:
+        # K < 0 at very large lambda means E[T He2] <= 0 (asymptotically K ~ E[T He2]/lambda)
+        if not np.any(pos):
+            return math.inf
+        # positive somewhere but negative far out: the outlier disappears again at large
+        # delta (impossible if E[T He2] > 0); report the largest crossing anyway
+    neg = np.nonzero(~pos)[0]
+    if neg.size == 0:
+        # K > 0 right from sup T: the boundary case lambda_bar = sup T
+        m0 = law.moments(s0 + law.scale * _EPS_SUP)[0]
+        return float(1.0 / (m0[2] - m0[0]))
+    j = neg[-1]
+    if j == lam.size - 1:
+        return math.inf
+
+    def k_of(u):
+        mm = law.moments(s0 + math.exp(u))[0]
+        return float(mm[2] - mm[0] - mm[1])
+
+    u = brentq(k_of, math.log(lam[j] - s0), math.log(lam[j + 1] - s0), xtol=1e-13,
+               rtol=1e-13, maxiter=200)
+    mm = law.moments(s0 + math.exp(u))[0]
+    return float(1.0 / mm[1])
+
+
+def bulk_edge(T, delta, link="quadratic", *, breakpoints=()) -> float:
+    r"""Right edge :math:`\psi_\delta(\bar\lambda)` of the limiting bulk of :math:`D_T` (chapter 4).
+
+    Equals :math:`(1+\delta^{-1/2})^2` for :math:`T\equiv1` (Marchenko-Pastur). Raises
+    ``ValueError`` if ``T`` is unbounded above (then the spectrum has no finite edge).
+    """
+    return spectral_functions(T, delta, link, breakpoints=breakpoints).edge
+
+
+def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 1e-9):
+    r"""Density of the limiting spectrum of :math:`\frac1n\tilde X^\top\mathrm{diag}(T)\tilde X`.
+
+    Chapter 4, eq. (generalised Marchenko-Pastur): the Stieltjes transform
+    :math:`m(z)=\lim\frac1d\operatorname{tr}(P-z)^{-1}` of
+    :math:`P=\frac1n\sum_iT(y_i)z_iz_i^\top` (:math:`z_i\sim N(0,I_{d-1})` independent of the
+    labels, :math:`d/n\to1/\delta`) solves
+
+    .. math:: z=-\frac1m+\mathbb E\Big[\frac{T}{1+Tm/\delta}\Big],\qquad \Im z>0,\ \Im m>0,
+
+    and the density is :math:`\Im m(x+i0)/\pi`. Solved by Newton's method in
+    :math:`\lambda=-\delta/m` (where the equation reads :math:`z=\psi_\delta(\lambda)`), with a
+    continuation from :math:`\Im z=1` down to ``eta``, all points at once; expectations by
+    quadrature. The atom at 0 (mass :math:`1-\delta\,\mathbb P(T(Y)\ne0)` when fewer than ``d``
+    samples have a non-zero weight) is removed: the returned function integrates to the mass
+    of the continuous part.
+
+    Parameters
+    ----------
+    x : array_like
+        Points of the real line.
+    T, delta, link, breakpoints
+        As in :func:`spectral_overlap` (``T`` may be unbounded below).
+    eta : float
+        Final distance to the real axis.
+
+    Returns
+    -------
+    ndarray shaped like ``x``.
+    """
+    delta = V.positive_float(delta, "delta")
+    eta = V.positive_float(eta, "eta")
+    x = V.finite_array(x, "x")
+    shape = x.shape
+    x = x.ravel()
+    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    if not law.bounded:
+        raise ValueError("T is unbounded above on the support of Y: the bulk has no edge")
+
+    def moments(lam):
+        # E[S], E[S^2] for complex lambda, S = lambda/(lambda - T) - 1; stacked re/im parts
+        def f(t, g):
+            s = lam[None, :] / (lam[None, :] - t[:, None]) - 1.0
+            return np.concatenate([s.real, s.imag, (s * s).real, (s * s).imag], axis=1)
+
+        r = law.expect(f)
+        k = lam.size
+        return r[:k] + 1j * r[k: 2 * k], r[2 * k: 3 * k] + 1j * r[3 * k:]
+
+    lam = None
+    scale = max(law.scale, float(np.max(np.abs(x))) if x.size else 1.0, 1.0)
+    etas = np.concatenate([scale * np.array([1.0, 0.1, 1e-2, 1e-3]), [1e-5 * scale, eta]])
+    for e in etas:
+        z = x + 1j * e
+        if lam is None:
+            m0 = -1.0 / z  # large-|z| behaviour of the Stieltjes transform
+            lam = -delta / m0
+        for _ in range(30):
+            es, es2 = moments(lam)
+            F = lam * (1 / delta + es) - z
+            dF = 1 / delta - es2
+            step = F / dF
+            new = lam - step
+            # stay in the upper half plane (Im m > 0  <=>  Im lambda > 0)
+            bad = new.imag <= 0
+            new[bad] = lam[bad].real - step[bad].real + 1j * lam[bad].imag * 0.5
+            lam = new
+            if np.max(np.abs(step) / np.maximum(np.abs(lam), 1e-300)) < 1e-12:
+                break
+    m = -delta / lam
+    # atom at 0 of mass 1 - delta P(T != 0) (fewer than d samples with a non-zero weight):
+    # its Lorentzian p0 eta / (x^2 + eta^2) is removed from Im m
+    p_nonzero = float(law.expect(lambda t, g: (t != 0).astype(float)))
+    p0 = max(0.0, 1.0 - delta * p_nonzero)
+    im = m.imag - p0 * eta / (x**2 + eta**2)
+    dens = np.maximum(im, 0.0) / np.pi
+    return dens.reshape(shape)
+
+
+def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[float, float]:
+    r"""The two coefficients of the mean of :math:`D_T` (chapter 4).
+
+    :math:`(\mathbb E[T(Y)],\ \mathbb E[T(Y)\mathrm{He}_2(G)])`.
+
+    Chapter 4, lemma (mean matrix): :math:`\mathbb E[D_T]=\mathbb E[T(Y)]\,I+
+    \mathbb E[T(Y)\mathrm{He}_2(G)]\,w_\star w_\star^\top`. By quadrature.
+
+    Raises
+    ------
+    ValueError
+        If the expectations do not exist: ``T`` infinite on the support, or unbounded below
+        with a non-integrable singularity, like :math:`1-1/y` for :math:`y=G^2`
+        (:math:`\mathbb E[1/G^2]=\infty`), detected as values below -1e12 on the quadrature
+        grid; or ``T`` unbounded above.
+    """
+    law = _Law(_as_preprocessing(T), link, breakpoints)
+    g = np.linspace(-_CUTOFF, _CUTOFF, 56001)
+    tg = law.t(g, allow_inf=True)
+    if not law.bounded or not np.all(np.isfinite(tg)) or np.min(tg) < -1e12:
+        raise ValueError(
+            "E[T(Y)] or E[T(Y) He2(G)] does not exist for this T (infinite or non-integrable "
+            "values on the support of Y): the mean matrix of D_T is not defined"
+        )
+    m = law.expect(lambda t, g: np.stack([t, t * (g * g - 1.0)], axis=-1))
+    return float(m[0]), float(m[1])
+
+
+def marchenko_pastur_edges(delta) -> tuple[float, float]:
+    r"""Edges :math:`(1\mp\delta^{-1/2})^2` of the Marchenko-Pastur law (chapter 4).
+
+    The limiting spectrum of :math:`\frac1n X^\top X`, :math:`X\in\mathbb R^{n\times d}`,
+    :math:`d/n\to1/\delta` (Marchenko & Pastur 1967).
+    """
+    delta = V.positive_float(delta, "delta")
+    r = 1 / math.sqrt(delta)
+    return (1 - r) ** 2, (1 + r) ** 2
+
+
+def marchenko_pastur_density(x, delta) -> np.ndarray:
+    r"""Density of the Marchenko-Pastur law of :math:`\frac1nX^\top X` with :math:`d/n=1/\delta`.
+
+    Chapter 4, eq. (MP):
+    :math:`\rho(x)=\frac{\delta\sqrt{(b-x)(x-a)}}{2\pi x}` on :math:`[a,b]`,
+    :math:`a,b=(1\mp\delta^{-1/2})^2`; for :math:`\delta<1` there is in addition an atom of
+    mass :math:`1-\delta` at 0 (not included).
+    """
+    delta = V.positive_float(delta, "delta")
+    x = V.finite_array(x, "x")
+    a, b = marchenko_pastur_edges(delta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dens = delta * np.sqrt(np.clip((b - x) * (x - a), 0, None)) / (2 * np.pi * x)
+    return np.where((x > a) & (x < b), dens, 0.0)
+
+
+def weak_recovery_threshold(link="quadratic") -> float:
+    r""":math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]` (chapter 4, correction 5).
+
+    The smallest threshold of any spectral estimator :math:`D_T` (the infimum of
+    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the
+    preprocessing with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase
+    retrieval the Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
+    information-theoretic weak-recovery threshold of every estimator
+    (Mondelli & Montanari 2018). Computed from
+    :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
+    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by :func:`lecnotes.exponents.conditional_hermite_norms`
+    (exact quadrature, no Monte Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0`
+    (no second-moment signal, e.g. for the sign link).
+
+    Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`).
+    """
+    from .exponents import conditional_hermite_norms
+
+    q = float(conditional_hermite_norms(link, 2)[1])
+    if q <= 1e-14:
+        return math.inf
+    return 1.0 / (2.0 * q)
