@@ -117,3 +117,20 @@ def test_top_eigenvector_check():
         grading.check_top_eigenvector(lambda X, y, T: 2 * good(X, y, T))
     with pytest.raises(grading.GradingError, match="shape"):
         grading.check_top_eigenvector(lambda X, y, T: good(X, y, T)[:-1])
+
+
+def test_giant_step_check():
+    from lecnotes import networks as N
+
+    def ref(W, a, X, y, eta, **kw):
+        return N.giant_step(W, a, X, y, eta, scaling=W.shape[0] ** -0.5, **kw)
+
+    assert grading.check_giant_step(ref).passed
+    for bad, phrase in [
+        (lambda W, a, X, y, eta: 2 * W - ref(W, a, X, y, eta), "sign is reversed"),
+        (lambda W, a, X, y, eta: ref(W, a, X, y, eta, loss="correlation"), "correlation loss"),
+        (lambda W, a, X, y, eta: ref(W, a, X, y, eta).T, "transposed"),
+        (lambda W, a, X, y, eta: W, "did not move"),
+    ]:
+        with pytest.raises(grading.GradingError, match=phrase):
+            grading.check_giant_step(bad)

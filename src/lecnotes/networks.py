@@ -23,6 +23,14 @@ first-layer gradient (chapter 1, eq. (gradient)) is a second one,
 
 .. math:: \nabla_W\hat R = s_m\,\big[(g\,\mathbf 1^\top)\odot\sigma'(XW^\top)\odot
           (\mathbf 1 a^\top)\big]^\top X,\qquad g_i = \partial\hat R/\partial f(x_i).
+
+Chapter 6 (giant steps) adds the layer-wise procedure of Dandi et al. (:func:`giant_step`,
+:func:`multi_step`, :func:`two_phase`, :func:`giant_step_size`, :func:`remove_linear_part`),
+overlap measures (:func:`neuron_overlaps`, :func:`overlap_gram`, :func:`subspace_energy`,
+:func:`top_singular`) and the one-step theory (:func:`one_step_neuron_overlap`,
+:func:`leap2_neuron_overlap`, :func:`one_step_bulk_variance`, :func:`one_step_spike`, the
+Marchenko-Pastur law of the singular values :func:`gaussian_singular_value_density` and the
+rectangular spiked model :func:`spiked_rectangular`).
 """
 
 from __future__ import annotations
