@@ -134,3 +134,42 @@ def test_giant_step_check():
     ]:
         with pytest.raises(grading.GradingError, match=phrase):
             grading.check_giant_step(bad)
+def good_partial_trace_matvec(X, t, v):
+    n, d = X.shape
+    s = np.einsum("ij,ij->i", X, X) - d
+    return X.T @ (t * (s - 4) * (X @ v)) / n - np.mean(t * (s - 2)) * v
+
+
+def dense_partial_trace_matvec(X, t, v):
+    n, d = X.shape
+    s = np.einsum("ij,ij->i", X, X) - d
+    M = (X * (t * (s - 4))[:, None]).T @ X / n - np.mean(t * (s - 2)) * np.eye(d)
+    return M @ v
+
+
+def no_identity(X, t, v):
+    n, d = X.shape
+    s = np.einsum("ij,ij->i", X, X) - d
+    return X.T @ (t * (s - 4) * (X @ v)) / n
+
+
+def moments(X, t, v):
+    return X.T @ (t * np.einsum("ij,ij->i", X, X) * (X @ v)) / len(t)
+
+
+def test_partial_trace_matvec_check():
+    assert grading.check_partial_trace_matvec(good_partial_trace_matvec).passed
+    assert "ex-ch5-partial-trace-matvec" in grading.CHECKS
+    cases = [
+        (no_identity, "identity term"),
+        (moments, "monomial tensor"),
+        (lambda X, t, v: len(t) * good_partial_trace_matvec(X, t, v), "divide by n"),
+        (lambda X, t, v: -good_partial_trace_matvec(X, t, v), "sign"),
+        (lambda X, t, v: good_partial_trace_matvec(X, t, v) / np.sqrt(24), r"sqrt\(24\)"),
+        (lambda X, t, v: good_partial_trace_matvec(X, t, v)[:, None], "shape"),
+        (lambda X, t, v: 1.01 * good_partial_trace_matvec(X, t, v), "accurate to 1e-8"),
+        (dense_partial_trace_matvec, "d x d matrix"),
+    ]
+    for func, phrase in cases:
+        with pytest.raises(grading.GradingError, match=phrase):
+            grading.check_partial_trace_matvec(func)
