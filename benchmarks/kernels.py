@@ -142,15 +142,22 @@ def partial_trace_products():
                      "speedup": t_exp / t_free, "err": err})
     from lecnotes.plotting import loglog_slope
 
-    ds = np.array([r["d"] for r in rows], dtype=float)
-    fits = [(label, *loglog_slope(ds, np.array([r[key] for r in rows]) * scale)[:2])
-            for key, label, scale in [("explicit_s", "explicit", 1.0),
-                                      ("free_ms", "matrix-free", 1e-3)]]
-    for label, slope, icpt in fits:
+    big = []
+    for d in [50, 100, 150, 200]:
+        X = rng.standard_normal((2 * d * d, d))
+        w = rng.standard_normal(2 * d * d)
+        v = rng.standard_normal(d)
+        big.append(best_time(lambda X=X, w=w, v=v: he4_partial_trace(X, w, v), repeat=3))
+
+    fits = [("explicit", [r["d"] for r in rows], [r["explicit_s"] for r in rows]),
+            ("matrix-free", [50, 100, 150, 200], big)]
+    for label, ds, ts in fits:
+        slope, icpt, _ = loglog_slope(np.array(ds, dtype=float), np.array(ts))
         d10 = float(np.exp((np.log(10.0) - icpt) / slope))
         rows.append({"d": f"{label}: largest d in 10 s", "n": "2 d^2",
                      "explicit_s": "", "free_ms": "", "speedup": "",
-                     "err": f"about {d10:.0f} (time ~ d^{slope:.1f}, extrapolated)"})
+                     "err": f"about {d10:.0f} (time ~ d^{slope:.1f} fitted on d = "
+                            f"{ds[0]}..{ds[-1]}, extrapolated)"})
     return ("Degree-4 partial trace: matrix-free vs explicit tensor",
             "One product with the partial trace of (1/n) sum_i T_i He_4(x_i), n = 2 d^2: the "
             "matrix-free identity of chapter 5 (`hermite.he4_partial_trace`, O(nd)) against "
