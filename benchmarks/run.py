@@ -67,10 +67,18 @@ def machine() -> dict:
     }
 
 
-def lecture_budgets(threads_list=(1, 2)) -> list[dict]:
-    """Execute every lecture in a fresh kernel; wall time and peak memory of the kernel."""
+CACHE = ROOT / "_build" / "benchmarks" / "lectures.json"
+
+
+def lecture_budgets(pattern: str = "*.ipynb", threads_list=(1, 2)) -> list[dict]:
+    """Execute the lectures in fresh kernels; wall time and peak memory of the kernel.
+
+    Results are merged into ``_build/benchmarks/lectures.json`` (by lecture and thread count),
+    so that a subset can be re-measured with ``--lecture-glob``; lectures no longer in
+    ``lectures/`` are dropped.
+    """
     rows = []
-    for nb in sorted((ROOT / "lectures").glob("*.ipynb")):
+    for nb in sorted((ROOT / "lectures").glob(pattern)):
         for threads in threads_list:
             env = {**os.environ, "OMP_NUM_THREADS": str(threads),
                    "OPENBLAS_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
@@ -84,7 +92,15 @@ def lecture_budgets(threads_list=(1, 2)) -> list[dict]:
                              "peak_mb": float("nan"), "error": proc.stderr[-300:]})
                 continue
             rows.append({"lecture": nb.stem, "threads": threads, **json.loads(proc.stdout)})
-    return rows
+    old = json.loads(CACHE.read_text()) if CACHE.exists() else []
+    present = {p.stem for p in (ROOT / "lectures").glob("*.ipynb")}
+    new_keys = {(r["lecture"], r["threads"]) for r in rows}
+    merged = [r for r in old if (r["lecture"], r["threads"]) not in new_keys
+              and r["lecture"] in present] + rows
+    merged.sort(key=lambda r: (r["lecture"], r["threads"]))
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    CACHE.write_text(json.dumps(merged, indent=1))
+    return merged
 
 
 def fmt_table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
@@ -127,6 +143,9 @@ def main(argv=None):
     ap.add_argument("--kernels", action="store_true", help="only kernel ratios and scaling")
     ap.add_argument("--lectures", action="store_true", help="only lecture budgets")
     ap.add_argument("--no-page", action="store_true", help="do not rewrite book/performance.md")
+    ap.add_argument("--lecture-glob", default="*.ipynb",
+                    help="measure only these lectures (others are taken from the last run; "
+                    "a pattern matching nothing, e.g. 'cached', re-uses the last run)")
     args = ap.parse_args(argv)
     do_k = args.kernels or not args.lectures
     do_l = args.lectures or not args.kernels
@@ -134,16 +153,20 @@ def main(argv=None):
     print("machine:", json.dumps(info, indent=1))
     sections = []
     if do_l:
-        rows = lecture_budgets()
+        rows = lecture_budgets(args.lecture_glob)
         one = [r for r in rows if r["threads"] == 1]
         total1 = sum(r["seconds"] for r in one)
-        for r in rows:
-            r["budget"] = "ok" if r["seconds"] <= 90 and r["peak_mb"] <= 2048 else "OVER"
+        for r in rows:  # the budget is for one core; two-thread rows are informative
+            ok = r["seconds"] <= 90 and r["peak_mb"] <= 2048
+            r["budget"] = ("ok" if ok else "OVER") if r["threads"] == 1 else "-"
         table = fmt_table(rows, [("lecture", "lecture", ""), ("threads", "BLAS threads", "d"),
                                  ("seconds", "time (s)", ".1f"), ("peak_mb", "peak memory (MB)",
                                                                    ".0f"),
                                  ("budget", "90 s / 2 GB", "")])
-        table += f"\n\nAll lectures on one core: {total1:.0f} s (budget for the book: 480 s)."
+        table += (f"\n\nAll lectures on one core: {total1:.0f} s (budget for the book: 480 s). "
+                  "With two BLAS threads some chapters are slower than with one: their "
+                  "matrices are small, and OpenBLAS threads then cost more than they bring "
+                  "(more so when the machine is busy); the budget is for one core.")
         print(table)
         sections.append(("Lectures", "Each lecture executed in a fresh kernel (nbclient), with "
                          "BLAS limited to one thread and with two threads; peak memory is the "

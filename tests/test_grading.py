@@ -173,3 +173,17 @@ def test_partial_trace_matvec_check():
     for func, phrase in cases:
         with pytest.raises(grading.GradingError, match=phrase):
             grading.check_partial_trace_matvec(func)
+
+
+def test_self_term_check():
+    def good(X, y, W0, a, eta, dsigma):
+        sq = np.einsum("ij,ij->i", X, X)
+        return eta * dsigma(X @ W0.T) * (y * sq / X.shape[0])[:, None] * a[None, :]
+
+    assert grading.check_self_term(good).passed
+    with pytest.raises(grading.GradingError, match="sign is reversed"):
+        grading.check_self_term(lambda *args: -good(*args))
+    with pytest.raises(grading.GradingError, match="transposed"):
+        grading.check_self_term(lambda *args: good(*args).T)
+    with pytest.raises(grading.GradingError, match="1/n"):
+        grading.check_self_term(lambda X, *rest: len(X) * good(X, *rest))

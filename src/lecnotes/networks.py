@@ -126,7 +126,7 @@ def _drelu(u):
 
 
 def _dtanh(u):
-    return 1.0 / np.cosh(u) ** 2
+    return 1.0 - np.tanh(u) ** 2  # no overflow of cosh for |u| > 710
 
 
 ACTIVATIONS: dict[str, Activation] = {
