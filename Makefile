@@ -1,41 +1,93 @@
 # The two commands of the README:
 #   make book   - build the HTML book into _build/html (creates .venv and installs what it needs)
-#   make test   - run the whole test suite: unit tests and every lecture notebook (same)
-# Instructors: make student-edition (book without solutions, _build/student/_build/html),
-#              make assignments (one notebook per chapter, _build/assignments/).
-# Performance: make benchmarks (prints tables, regenerates book/performance.md).
-# PYTHON may name another interpreter (Python 3.11 is the tested one): make test PYTHON=python3.11
+#   make test   - the whole test suite: lint, unit tests, every lecture under nbval, the book
+#                 built with every warning an error from that same execution, and the tests of
+#                 the built book and of the editions. CI (.ci/run) calls exactly this.
+# The developer loop:
+#   make check           - ruff and the unit tests (no notebook), under a minute
+#   make chapter CH=6    - chapter 6 alone: its unit tests, then its notebook under nbval
+#   make test-notebooks  - every lecture under nbval, two at a time (the reader's venv)
+# Instructors: make student-edition, make assignments. Performance: make benchmarks.
+#
+# Two virtualenvs: .venv holds requirements.txt alone (what Binder installs: the book is built
+# and the lectures are tested in it), .venv-dev adds requirements-dev.txt (pytest-xdist,
+# hypothesis, ruff, jupytext) for the unit tests. Each is re-created from scratch when its
+# requirements change, so neither holds anything its files do not ask for.
+# PYTHON may name another interpreter (3.11 is the tested one): make test PYTHON=python3.11
 PYTHON ?= python3
 VENV ?= .venv
+DEV_VENV ?= .venv-dev
 BIN := $(VENV)/bin
-PYTEST_WORKERS ?= 2
+DEV := $(DEV_VENV)/bin
+JOBS ?= 2
 
-.PHONY: book test lint clean install install-dev student-edition assignments benchmarks
+# one BLAS / OpenMP thread per process: two workers share the two cores (kernels inherit it)
+export OMP_NUM_THREADS ?= 1
+export OPENBLAS_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-$(BIN)/python:
+.PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
+        install-dev student-edition assignments benchmarks
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-
-$(VENV)/.installed: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+$(DEV_VENV)/.installed: requirements-dev.txt requirements.txt pyproject.toml
+	rm -rf $(DEV_VENV)
+	$(PYTHON) -m venv $(DEV_VENV)
+	$(DEV)/python -m pip install --quiet --upgrade pip
+	$(DEV)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
-install-dev: $(VENV)/.installed-dev
+install-dev: $(DEV_VENV)/.installed
 
+# Executes the lectures that changed (two at a time) into the execution cache, then builds.
 book: install
+	$(BIN)/python tools/execute.py --jobs $(JOBS)
 	$(BIN)/jupyter-book build .
 	@echo "Open _build/html/index.html in a browser."
 
-test: install-dev
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+# The build of the test suite: every page, every warning an error. It renders the execution
+# of test-notebooks (cached by tools/nbval_cache.py) and executes only what is not cached.
+book-strict: install
+	$(BIN)/jupyter-book build --all -W -n --keep-going .
+
+check: install-dev
+	$(DEV)/ruff check .
+	$(DEV)/python -m pytest -m "not slow" -n $(JOBS) --dist worksteal -q
 
 lint: install-dev
-	$(BIN)/ruff check .
+	$(DEV)/ruff check .
+
+chapter: install install-dev
+	@test -n "$(CH)" || { echo "usage: make chapter CH=6"; exit 2; }
+	$(DEV)/python -m pytest -m "not slow" --chapter $(CH) -n $(JOBS) --dist worksteal -q
+	$(BIN)/python tools/run_nbval.py $(CH)
+
+test-notebooks: install
+	$(BIN)/python tools/run_nbval.py --jobs $(JOBS) --cache
+
+test-slow: install install-dev
+	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python \
+	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -q
+
+test: install install-dev
+	@start=$$(date +%s); \
+	step() { printf '\n=== make test: %s (t = %ss)\n' "$$1" "$$(( $$(date +%s) - start ))"; }; \
+	step "lint and unit tests (make check)" && $(MAKE) --no-print-directory check && \
+	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
+	  $(MAKE) --no-print-directory test-notebooks && \
+	step "the book from that execution, every warning an error (make book-strict)" && \
+	  $(MAKE) --no-print-directory book-strict && \
+	step "the built book, the editions, the reader's venv (make test-slow)" && \
+	  $(MAKE) --no-print-directory test-slow && \
+	step "all passed"
 
 student-edition: install
 	$(BIN)/python tools/editions.py student --out _build/student

@@ -68,6 +68,7 @@ def machine() -> dict:
 
 
 CACHE = ROOT / "_build" / "benchmarks" / "lectures.json"
+SCHEDULE = ROOT / "benchmarks" / "lecture-seconds.json"
 
 
 def lecture_budgets(pattern: str = "*.ipynb", threads_list=(1, 2)) -> list[dict]:
@@ -100,6 +101,11 @@ def lecture_budgets(pattern: str = "*.ipynb", threads_list=(1, 2)) -> list[dict]
     merged.sort(key=lambda r: (r["lecture"], r["threads"]))
     CACHE.parent.mkdir(parents=True, exist_ok=True)
     CACHE.write_text(json.dumps(merged, indent=1))
+    # the one-thread times are the schedule hint of tools/notebooks.py (slowest lecture first)
+    one = {r["lecture"]: round(r["seconds"], 1) for r in merged
+           if r["threads"] == 1 and r["seconds"] == r["seconds"]}
+    if one:
+        SCHEDULE.write_text(json.dumps(one, indent=1, sort_keys=True) + "\n")
     return merged
 
 

@@ -4,7 +4,5 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _claims_in_tmp(tmp_path, monkeypatch, request):
-    if request.node.fspath.ext == ".ipynb":  # notebooks record into the book's _build
-        return
+def _claims_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path / "claims"))

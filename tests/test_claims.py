@@ -17,7 +17,10 @@ def test_passing_claim_is_recorded(tmp_path, monkeypatch, capsys):
     assert rec.passed
     assert "[PASS]" in capsys.readouterr().out
     data = json.loads((tmp_path / "99_test.json").read_text())
-    assert data[0]["label"] == "x" and data[0]["passed"] is True
+    assert data["chapter"] == "99_test"
+    assert data["claims"][0]["label"] == "x" and data["claims"][0]["passed"] is True
+    prov = claims.load_provenance()["99_test"]
+    assert prov["digest"] == claims.package_digest() and prov["lecnotes"]
 
 
 def test_failing_claim_raises_and_names_itself(tmp_path, monkeypatch):
@@ -26,7 +29,7 @@ def test_failing_claim_raises_and_names_itself(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match="99_test:too-big"):
         claims.claim("too-big", "one is at most zero", measured=1.0, expected=0.0, relation="<=")
     data = json.loads((tmp_path / "99_test.json").read_text())
-    assert data[0]["passed"] is False
+    assert data["claims"][0]["passed"] is False
 
 
 @pytest.mark.parametrize(
@@ -83,6 +86,28 @@ def test_bad_input_raises_value_error(kwargs, tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     with pytest.raises(ValueError):
         claims.claim(display=False, **kwargs)
+
+
+def test_package_digest_changes_with_the_sources(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+
+    src = Path(claims.__file__).parent
+    copy = tmp_path / "lecnotes"
+    shutil.copytree(src, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    digest = claims.package_digest()
+    assert len(digest) == 16 and digest == claims.package_digest()
+    monkeypatch.setattr(claims, "__file__", str(copy / "claims.py"))
+    assert claims.package_digest() == digest  # same sources, other place
+    (copy / "hermite.py").write_text((copy / "hermite.py").read_text() + "\n# changed\n")
+    assert claims.package_digest() != digest
+
+
+def test_old_list_records_still_load(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    (tmp_path / "99_old.json").write_text('[{"label": "a"}]')
+    assert claims.load_records()["99_old"] == [{"label": "a"}]
+    assert claims.load_provenance()["99_old"] == {}
 
 
 def test_start_chapter_validates():

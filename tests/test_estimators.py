@@ -6,6 +6,8 @@ import pytest
 from lecnotes import estimators as E
 from lecnotes.targets import random_orthonormal, single_index
 
+CHAPTERS = (0, 3)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def test_first_moment_is_unit_and_matches_formula():
     X, y, w = single_index(100, 5, "relu", rng=0)

@@ -11,6 +11,9 @@ from lecnotes import exponents as E
 from lecnotes.hermite import gaussian_expectation, h, he
 from lecnotes.targets import LINKS, Link
 
+CHAPTERS = (2,)  # the chapters whose code these tests cover: make chapter CH=N
+
+
 GAMMA0 = 1.0 / math.sqrt(2.0 * math.pi)
 
 

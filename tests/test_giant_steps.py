@@ -8,6 +8,8 @@ import pytest
 from lecnotes import networks as N
 from lecnotes.targets import random_orthonormal, single_index
 
+CHAPTERS = (6,)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def _relu_pair(shift):
     return (lambda u: np.maximum(u + shift, 0.0), lambda u: (u + shift > 0).astype(float))

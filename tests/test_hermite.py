@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from lecnotes import hermite as H
 from lecnotes.targets import LINKS
 
+CHAPTERS = (0, 2, 5)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def test_first_polynomials_match_closed_forms():
     x = np.linspace(-3, 3, 13)

@@ -7,6 +7,8 @@ from lecnotes import kernels as K
 from lecnotes import networks as N
 from lecnotes.hermite import he
 
+CHAPTERS = (1,)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def _X(n=6, d=4, seed=0):
     return np.random.default_rng(seed).standard_normal((n, d))

@@ -5,6 +5,9 @@ import pytest
 
 from lecnotes import networks as N
 
+CHAPTERS = (1, 6)  # the chapters whose code these tests cover: make chapter CH=N
+
+
 ACTS = ["relu", "tanh", "linear", "quadratic"]
 SCALINGS = ["ntk", "mf", 1.0, 0.3]
 

@@ -11,6 +11,8 @@ from lecnotes import spectral as S
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.targets import LINKS, Link
 
+CHAPTERS = (5,)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def _explicit_trace(x, k):
     """Sum_j He_k(x)[..., j, j] over (k - 2) / 2 pairs, from the explicit tensor."""

@@ -11,6 +11,9 @@ from lecnotes import theory as TH
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.targets import single_index
 
+CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
+
+
 PRE = ["trimmed", "trimmed-centred", "mondelli-montanari", "luo-alghamdi-lu"]
 
 

@@ -9,6 +9,9 @@ from lecnotes import networks as N
 from lecnotes import spikes as SP
 from lecnotes.hermite import gaussian_expectation
 
+CHAPTERS = (7,)  # the chapters whose code these tests cover: make chapter CH=N
+
+
 E_HALF = math.exp(-0.5)
 
 

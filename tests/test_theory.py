@@ -8,6 +8,9 @@ import pytest
 from lecnotes import spectral as S
 from lecnotes import theory as TH
 
+CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
+
+
 LAL = S.luo_alghamdi_lu()
 
 

@@ -7,6 +7,8 @@ from lecnotes.estimators import first_moment, overlap
 from lecnotes.targets import single_index
 from lecnotes.theory import first_moment_moments, first_moment_overlap
 
+CHAPTERS = (3,)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def test_closed_forms():
     assert first_moment_moments("relu") == pytest.approx((0.5 + 1 / np.pi,) * 2, abs=1e-9)

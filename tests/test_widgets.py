@@ -14,6 +14,8 @@ from lecnotes import spectral as S  # noqa: E402
 from lecnotes import theory as TH  # noqa: E402
 from lecnotes import widgets as W  # noqa: E402
 
+CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
+
 
 def test_state_is_consistent_with_the_library():
     st = W.spectral_explorer_state(2.0, "trimmed", d=120, seed=1)

@@ -5,9 +5,11 @@ Each lecture notebook records its claims (``lecnotes.claims``) in
 Sphinx's read phase; this extension fills the ``claims-ledger`` directive in the write phase
 (``doctree-resolved``), so the table reflects the execution that produced the pages.
 
-The build warns (and so fails under ``-W``) when a recorded claim failed, and when a lecture
+The build warns (and so fails under ``-W``) when a recorded claim failed, when a lecture
 in the table of contents has recorded no claim (a stale or partial ``_build``: run
-``jupyter-book clean .`` or build with ``--all``).
+``jupyter-book clean .`` or build with ``--all``), and when a record was made with other
+``lecnotes`` sources than the ones being built (its provenance digest differs). Each chapter's
+heading says which execution produced its claims.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+from lecnotes import claims
 
 logger = logging.getLogger(__name__)
 
@@ -40,16 +44,25 @@ def _claims_dir(app) -> Path:
     return Path(env) if env else Path(app.srcdir) / "_build" / "claims"
 
 
-def _load(app) -> dict[str, list[dict]]:
-    out = {}
+def _load(app) -> tuple[dict[str, list[dict]], dict[str, dict]]:
     d = _claims_dir(app)
-    if d.is_dir():
-        for p in sorted(d.glob("*.json")):
-            try:
-                out[p.stem] = json.loads(p.read_text())
-            except json.JSONDecodeError as err:
-                logger.warning("claims ledger: cannot read %s: %s", p, err)
-    return out
+    try:
+        return claims.load_records(d), claims.load_provenance(d)
+    except json.JSONDecodeError as err:
+        logger.warning("claims ledger: cannot read the records in %s: %s", d, err)
+        return {}, {}
+
+
+def _provenance_text(prov: dict) -> str:
+    if not prov:
+        return "execution not recorded"
+    text = f"executed {prov.get('executed', '?')} by {prov.get('executor', '?')}"
+    text += f" with lecnotes {prov.get('lecnotes', '?')}"
+    text += f" (sources {prov.get('digest', '?')}), Python {prov.get('python', '?')}"
+    text += f", NumPy {prov.get('numpy', '?')}"
+    if prov.get("blas_threads"):
+        text += f", {prov['blas_threads']} BLAS thread(s)"
+    return text
 
 
 def _fmt(x):
@@ -108,7 +121,8 @@ def _resolve(app, doctree, docname):
     if not placeholders:
         return
     env = app.env
-    records = _load(app)
+    records, prov = _load(app)
+    digest = claims.package_digest()
     lectures = _lecture_docnames(env)
     out_nodes, n_total, n_fail = [], 0, 0
     for lec in lectures:
@@ -121,6 +135,13 @@ def _resolve(app, doctree, docname):
                 location=docname,
             )
         title = env.titles[lec].astext() if lec in env.titles else stem
+        made_with = prov.get(stem, {}).get("digest")
+        if recs and made_with != digest:
+            logger.warning(
+                "claims ledger: the claims of %s were recorded with lecnotes sources %s, not "
+                "the current %s (stale record: rebuild; the execution cache is keyed on the "
+                "sources)", lec, made_with, digest, location=docname,
+            )
         rows, chapter_fail = [], 0
         for rec in recs:
             ok = bool(rec["passed"])
@@ -154,6 +175,8 @@ def _resolve(app, doctree, docname):
             + (f", {chapter_fail} FAIL" if chapter_fail else "")
         )
         out_nodes.append(heading)
+        out_nodes.append(nodes.paragraph(
+            text=_provenance_text(prov.get(stem, {})), classes=["claims-provenance"]))
         if rows:
             out_nodes.append(
                 _table(["Claim", "Measured", "Reference", "Status"], rows, [66, 12, 16, 6])
