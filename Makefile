@@ -11,8 +11,9 @@
 #
 # Two virtualenvs: .venv holds requirements.txt alone (what Binder installs: the book is built
 # and the lectures are tested in it), .venv-dev adds requirements-dev.txt (pytest-xdist,
-# hypothesis, ruff, jupytext) for the unit tests. Each is re-created from scratch when its
-# requirements change, so neither holds anything its files do not ask for.
+# hypothesis, ruff, jupytext) for the unit tests, on top of .venv's packages. Each is
+# re-created from scratch when its requirements change, so neither holds anything its files
+# do not ask for.
 # PYTHON may name another interpreter (3.11 is the tested one): make test PYTHON=python3.11
 PYTHON ?= python3
 VENV ?= .venv
@@ -37,10 +38,13 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(DEV_VENV)/.installed: requirements-dev.txt requirements.txt pyproject.toml
+# .venv-dev sees .venv's packages through a .pth file, so it installs only the extras of
+# requirements-dev.txt (the rest is already satisfied) and runs the reader's exact versions.
+$(DEV_VENV)/.installed: requirements-dev.txt $(VENV)/.installed
 	rm -rf $(DEV_VENV)
 	$(PYTHON) -m venv $(DEV_VENV)
-	$(DEV)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
+	  > "$$($(DEV)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/_reader_venv.pth"
 	$(DEV)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 

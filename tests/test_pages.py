@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -84,9 +85,9 @@ def built_book():
     if fresh is not None:  # e.g. CI builds the book (-W) before running the tests
         return fresh
     env = {**os.environ, "LECNOTES_CLAIMS_DIR": str(OUT / "claims")}
-    jb = Path(sys.executable).with_name("jupyter-book")
-    proc = subprocess.run(
-        [str(jb), "build", ".", "--path-output", str(OUT)],
+    proc = subprocess.run(  # jupyter-book of this interpreter, as tools/editions.py does
+        [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; "
+         "sys.exit(main())", "build", ".", "--path-output", str(OUT)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
@@ -146,13 +147,21 @@ class _DomScan(HTMLParser):
             self.text.append(data)
 
 
-def _dump_dom(page: Path, profile: Path) -> str:
+def _render(page: Path, shot: Path, profile: Path) -> str:
+    """Load ``page`` once: save a screenshot to ``shot`` and return the rendered DOM."""
+    shot.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2000",
+         f"--screenshot={shot}", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
+
+
+# Chromium spends most of a page load waiting (virtual time, fonts, MathJax's queue), so four
+# pages load at once; each load has its own profile.
+RENDER_WORKERS = 4
 
 
 def _screenshot(page: Path, target: Path, profile: Path, dark: bool = False):
@@ -175,6 +184,10 @@ def test_every_page_renders_offline(built_book, tmp_path):
     assert len(pages) >= 5, f"too few pages built: {pages}"
     problems: list[str] = []
     id_cache: dict[Path, set[str]] = {}
+    with ThreadPoolExecutor(max_workers=RENDER_WORKERS) as pool:
+        doms = dict(zip(pages, pool.map(
+            lambda job: _render(job[1], SHOTS / job[1].relative_to(built_book).with_suffix(
+                ".png"), tmp_path / f"profile-{job[0]}"), enumerate(pages)), strict=True))
 
     for page in pages:
         rel = page.relative_to(built_book)
@@ -184,7 +197,7 @@ def test_every_page_renders_offline(built_book, tmp_path):
             if not (page.parent / redirect.group(1)).resolve().exists():
                 problems.append(f"{rel}: redirects to a missing page {redirect.group(1)}")
             continue
-        dom = _dump_dom(page, tmp_path / "profile")
+        dom = doms[page]
         scan = _DomScan()
         scan.feed(dom)
         id_cache[page] = scan.ids
@@ -236,7 +249,6 @@ def test_every_page_renders_offline(built_book, tmp_path):
                     id_cache[target] = s2.ids
                 if unquote(u.fragment) not in id_cache[target]:
                     problems.append(f"{rel}: link to a missing anchor {href}")
-        _screenshot(page, SHOTS / rel.with_suffix(".png"), tmp_path / "profile")
 
     lectures = [p for p in pages if "lectures" in p.parts]
     if lectures:

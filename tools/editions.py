@@ -33,6 +33,7 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
 FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|:{3,})\{(?P<name>[\w:-]+)\}(?P<arg>.*)$")
 
 
@@ -105,10 +106,10 @@ def student_edition(out: Path, execute: bool = True) -> Path:
         config = config.replace("execute_notebooks: cache", "execute_notebooks: "
                                 "\"off\"")
     (src / "_config.yml").write_text(config)
-    jb = Path(sys.executable).with_name("jupyter-book")
     env_claims = out / "claims"
-    subprocess.run(
-        [str(jb), "build", str(src), "--path-output", str(out)], check=True,
+    subprocess.run(  # jupyter-book of this interpreter (.venv-dev has no script of its own)
+        [sys.executable, "-c", JUPYTER_BOOK, "build", str(src), "--path-output", str(out)],
+        check=True,
         env={**__import__("os").environ, "LECNOTES_CLAIMS_DIR": str(env_claims)},
     )
     html = out / "_build" / "html"
