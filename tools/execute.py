@@ -38,7 +38,9 @@ from execution_cache import ensure_fresh  # noqa: E402
 
 from lecnotes import claims  # noqa: E402
 
-CACHE = notebooks.ROOT / "_build" / ".jupyter_cache"
+# the folder jupyter-book's build reads; LECNOTES_EXECUTION_CACHE moves it (for tests)
+CACHE = Path(os.environ.get("LECNOTES_EXECUTION_CACHE",
+                           notebooks.ROOT / "_build" / ".jupyter_cache"))
 
 
 def open_cache():

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -106,6 +105,3 @@ def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd
             print(f"  {name}: {status} in {seconds:.0f} s", flush=True)
     return done
 
-
-def python() -> str:
-    return sys.executable
