@@ -78,11 +78,25 @@ def _notebook(path: Path, cells: list[str]) -> Path:
     return path
 
 
+def test_workers_never_empty_a_cache_in_use(tmp_path, monkeypatch):
+    # nbval's workers add to the cache; only the runner (or tools/execute.py) may empty it
+    execute = _load("execute", ROOT / "tools" / "execute.py")
+    monkeypatch.setattr(execute, "CACHE", tmp_path / "cache")
+    assert execute.open_cache(empty_if_stale=False) is None  # not prepared: not opened
+    execution_cache.ensure_fresh(tmp_path / "cache", "other sources")
+    assert execute.open_cache(empty_if_stale=False) is None  # stamped with other sources
+    assert execute.open_cache() is not None  # the runner empties and re-stamps it
+    assert execute.open_cache(empty_if_stale=False) is not None
+
+
 def test_nbval_outputs_become_the_cached_execution(tmp_path):
     good = _notebook(tmp_path / "good.ipynb", ["x = 6 * 7\nprint(x)", "x + 1"])
     bad = _notebook(tmp_path / "bad.ipynb", ["print('before')", "1 / 0"])
     env = {**os.environ, "LECNOTES_EXECUTION_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": str(ROOT / "tools")}
+    from lecnotes import claims
+
+    execution_cache.ensure_fresh(tmp_path / "cache", claims.package_digest())
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env",
          "-p", "no:cacheprovider", "-p", "nbval_cache", "--nbval-cache", "-q",

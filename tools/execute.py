@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 
 import notebooks  # noqa: E402
-from execution_cache import ensure_fresh  # noqa: E402
+from execution_cache import STAMP, ensure_fresh  # noqa: E402
 
 from lecnotes import claims  # noqa: E402
 
@@ -43,10 +43,18 @@ CACHE = Path(os.environ.get("LECNOTES_EXECUTION_CACHE",
                            notebooks.ROOT / "_build" / ".jupyter_cache"))
 
 
-def open_cache():
-    """The book's execution cache, emptied first if the ``lecnotes`` sources changed."""
-    if ensure_fresh(CACHE, claims.package_digest()):
-        print(f"execution cache: new lecnotes sources {claims.package_digest()}, emptied")
+def open_cache(empty_if_stale: bool = True):
+    """The book's execution cache, emptied first if the ``lecnotes`` sources changed.
+
+    With ``empty_if_stale=False`` (several processes writing at once must not empty it under
+    each other) a cache stamped with other sources is not opened: returns ``None``.
+    """
+    digest = claims.package_digest()
+    if empty_if_stale:
+        if ensure_fresh(CACHE, digest):
+            print(f"execution cache: new lecnotes sources {digest}, emptied")
+    elif not (CACHE / STAMP).is_file() or (CACHE / STAMP).read_text().strip() != digest:
+        return None
     return get_cache(str(CACHE))
 
 

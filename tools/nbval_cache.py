@@ -48,7 +48,11 @@ def pytest_sessionfinish(session, exitstatus):
         return
     from execute import open_cache, store  # the reader's venv has jupyter-cache
 
-    cache = open_cache()
+    cache = open_cache(empty_if_stale=False)  # tools/run_nbval.py --cache prepared it
+    if cache is None:
+        print("\nnbval-cache: the execution cache is missing or stamped with other lecnotes "
+              "sources; nothing cached (run through tools/run_nbval.py --cache)")
+        return
     for path, results in _cells.items():
         nb = nbformat.read(path, as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]

@@ -44,6 +44,9 @@ def main(argv=None) -> int:
         env.pop("LECNOTES_CLAIMS_DIR", None)
         extra = []
         if args.cache:
+            from execute import open_cache  # jupyter-cache: the reader's venv has it
+
+            open_cache()  # emptied here, once, if the sources changed; the workers only add
             here = str(Path(__file__).resolve().parent)
             env["PYTHONPATH"] = here + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
             extra = ["-p", "nbval_cache", "--nbval-cache"]
