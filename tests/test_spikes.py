@@ -170,6 +170,20 @@ def test_localisation_mean_update_and_alignment():
         overlaps.mean_update(W, W, np.zeros(6))
 
 
+@pytest.mark.parametrize("n", [4, 5, 9])
+def test_hermite_alignment_samples_on_axis_0_even_when_n_is_kmax_plus_1(n):
+    # the reference, written out: |<U_c, h_k>| for the centred, normalised He_k(t_hat) columns;
+    # n = kmax + 1 = 4 is the case where guessing the orientation from the shapes went wrong
+    rng = np.random.default_rng(n)
+    t, U, kmax = rng.standard_normal(n), rng.standard_normal((n, 2)), 3
+    z = (t - t.mean()) / t.std()
+    H = np.stack([z, z**2 - 1, z**3 - 3 * z], axis=1)
+    H = H - H.mean(axis=0)
+    H /= np.linalg.norm(H, axis=0)
+    ref = np.abs(H.T @ (U / np.linalg.norm(U, axis=0)))
+    np.testing.assert_allclose(SP.hermite_alignment(U, t, kmax), ref, rtol=1e-12, atol=1e-12)
+
+
 def test_hermite_alignment_finds_the_degree():
     x = np.random.default_rng(1).standard_normal(2500)
     t = np.concatenate([x, -x])  # symmetric sample: odd and even features exactly orthogonal

@@ -75,8 +75,9 @@ def hermite_alignment(U, t, kmax: int) -> np.ndarray:
     sd = t.std()
     if sd == 0:
         raise ValueError("t is constant")
-    H = np.asarray(hermite_polys((t - t.mean()) / sd, kmax))
-    H = (H if H.shape[0] == t.shape[0] else H.T)[:, 1:]
+    # hermite_polys returns shape (kmax + 1, n): samples on axis 1, transposed here so that
+    # samples are on axis 0 like U (no guess from the shapes, which fails when n == kmax + 1)
+    H = np.asarray(hermite_polys((t - t.mean()) / sd, kmax)).T[:, 1:]
     H = H - H.mean(axis=0)
     H /= np.linalg.norm(H, axis=0)
     Un = U / np.linalg.norm(U, axis=0)
