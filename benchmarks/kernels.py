@@ -25,6 +25,7 @@ def best_time(fn, repeat: int = 3, min_time: float = 0.0) -> float:
 # ---------------------------------------------------------------------------------------
 def hermite_accuracy():
     from lecnotes.hermite import he, hermite_coefficients
+    from lecnotes.targets import LINKS
 
     phi0 = 1 / sqrt(2 * pi)
     kmax = 10
@@ -41,8 +42,8 @@ def hermite_accuracy():
     }
     rows = []
     for name, ex in exact.items():
-        c = hermite_coefficients(name, kmax)
-        t = best_time(lambda n=name: hermite_coefficients(n, kmax), repeat=5)
+        c = hermite_coefficients(LINKS[name], kmax)
+        t = best_time(lambda n=name: hermite_coefficients(LINKS[n], kmax), repeat=5)
         rows.append({"link": name, "error": float(np.max(np.abs(c - np.array(ex)))),
                      "ms": 1e3 * t})
     return ("Hermite coefficients",
@@ -119,7 +120,7 @@ def spectral_vs_dense():
 
 # ---------------------------------------------------------------------------------------
 def partial_trace_products():
-    from lecnotes.hermite import he4_partial_trace, hermite_tensor
+    from lecnotes.hermite_tensors import he4_partial_trace, hermite_tensor
 
     rng = np.random.default_rng(2)
     rows = []
@@ -140,7 +141,7 @@ def partial_trace_products():
         err = np.max(np.abs(explicit() - he4_partial_trace(X, w, v)))
         rows.append({"d": d, "n": n, "explicit_s": t_exp, "free_ms": 1e3 * t_free,
                      "speedup": t_exp / t_free, "err": err})
-    from lecnotes.plotting import loglog_slope
+    from lecnotes.stats import loglog_slope
 
     big = []
     for d in [50, 100, 150, 200]:
@@ -170,9 +171,9 @@ def partial_trace_products():
 
 # ---------------------------------------------------------------------------------------
 def scaling():
-    from lecnotes.estimators import first_moment
-    from lecnotes.hermite import he4_partial_trace
-    from lecnotes.plotting import loglog_slope
+    from lecnotes.first_moment import first_moment
+    from lecnotes.hermite_tensors import he4_partial_trace
+    from lecnotes.stats import loglog_slope
 
     rng = np.random.default_rng(3)
     rows = []

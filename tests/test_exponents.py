@@ -7,6 +7,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 from scipy.special import ndtr
 
+from lecnotes import conditional_hermite as CH
 from lecnotes import exponents as E
 from lecnotes.hermite import gaussian_expectation, h, he
 from lecnotes.targets import LINKS, Link
@@ -59,7 +60,7 @@ def test_norms_closed_forms(k):
     relu = 0.5 + 2 * hk1**2 * GAMMA0**2 / k  # atom at 0 plus the injective half-line
     sign = 4 * hk1**2 * GAMMA0**2 / k if k % 2 else 0.0
     even = 1.0 if k % 2 == 0 else 0.0
-    got = {n: E.conditional_hermite_norms(n, 5)[k - 1] for n in
+    got = {n: CH.conditional_hermite_norms(n, 5)[k - 1] for n in
            ("relu", "sign", "abs", "quadratic", "he2", "tanh", "cubic", "linear")}
     assert got["relu"] == pytest.approx(relu, abs=1e-10)
     assert got["sign"] == pytest.approx(sign, abs=1e-12)
@@ -70,8 +71,8 @@ def test_norms_closed_forms(k):
 
 
 def test_zeta_he3_matches_cubic_roots():
-    zeta1 = E.conditional_hermite("he3", 1)
-    zeta3 = E.conditional_hermite("he3", 3)
+    zeta1 = CH.conditional_hermite("he3", 1)
+    zeta3 = CH.conditional_hermite("he3", 3)
     ys = np.array([-10.0, -3.0, -1.9, -0.5, 0.3, 1.5, 1.99, 2.01, 7.0])
 
     def direct(y):
@@ -82,24 +83,24 @@ def test_zeta_he3_matches_cubic_roots():
 
     assert np.allclose(zeta1(ys), [direct(y) for y in ys], atol=1e-12)
     assert np.allclose(zeta3(ys), ys / math.sqrt(6.0), atol=1e-12)  # Y = sqrt(6) h_3(G)
-    assert E.conditional_hermite_norms("he3", 3)[2] == pytest.approx(1.0, abs=1e-10)
+    assert CH.conditional_hermite_norms("he3", 3)[2] == pytest.approx(1.0, abs=1e-10)
 
 
 def test_noisy_linear_link_mehler():
     tau = 0.5  # G | Y is Gaussian with correlation 1/(1+tau^2): E[zeta_k^2] = (1+tau^2)^-k
-    got = E.conditional_hermite_norms("linear", 4, noise=tau)
+    got = CH.conditional_hermite_norms("linear", 4, noise=tau)
     assert np.allclose(got, (1 + tau**2) ** -np.arange(1.0, 5.0), rtol=1e-6)
-    z = E.conditional_hermite("linear", 1, noise=tau)(np.array([-2.0, 0.3, 1.0]))
+    z = CH.conditional_hermite("linear", 1, noise=tau)(np.array([-2.0, 0.3, 1.0]))
     assert np.allclose(z, np.array([-2.0, 0.3, 1.0]) / (1 + tau**2), atol=1e-10)
 
 
 def test_noisy_sign_closed_form():
     tau = 0.7  # zeta_1(y) = sqrt(2/pi) tanh(y / tau^2)
     y = np.linspace(-3, 3, 13)
-    z = E.conditional_hermite("sign", 1, noise=tau)(y)
+    z = CH.conditional_hermite("sign", 1, noise=tau)(y)
     assert np.allclose(z, math.sqrt(2 / math.pi) * np.tanh(y / tau**2), atol=1e-12)
     ref = (2 / math.pi) * gaussian_expectation(lambda t: np.tanh((1 + tau * t) / tau**2) ** 2)
-    assert E.conditional_hermite_norms("sign", 1, noise=tau)[0] == pytest.approx(ref, rel=1e-8)
+    assert CH.conditional_hermite_norms("sign", 1, noise=tau)[0] == pytest.approx(ref, rel=1e-8)
 
 
 # ----------------------------------------------------------------------------- gen4 link
@@ -111,7 +112,7 @@ def test_gen4_interval_and_link():
     g = np.array([0.1, 0.3, 2.0, 2.2, -0.3, -2.2])
     assert np.array_equal(LINKS["gen4"](g), [0, 1, 1, 0, 1, 0])
     # 0.2254 is the maximiser of E[zeta_4^2] over the family, rounded to 4 digits
-    res = minimize_scalar(lambda t: -E._gen4_stats(t)[2], bounds=(0.05, 0.95), method="bounded")
+    res = minimize_scalar(lambda t: -E.gen4_stats(t)[2], bounds=(0.05, 0.95), method="bounded")
     assert abs(res.x - a) < 1e-4
     a2, b2 = E.gen4_interval("balanced")
     assert 2 * (ndtr(b2) - ndtr(a2)) == pytest.approx(0.5, abs=1e-13)
@@ -124,12 +125,12 @@ def test_gen4_zetas():
     p = 2 * (ndtr(b) - ndtr(a))
     n4 = 2 * ((a**3 - 3 * a) * math.exp(-a * a / 2) - (b**3 - 3 * b) * math.exp(-b * b / 2))
     n4 /= math.sqrt(2 * math.pi) * math.sqrt(24)
-    norms = E.conditional_hermite_norms("gen4", 6)
+    norms = CH.conditional_hermite_norms("gen4", 6)
     assert np.all(norms[:3] < 1e-25)
     assert norms[3] == pytest.approx(n4**2 / (p * (1 - p)), rel=1e-12)
     assert norms[3] == pytest.approx(0.155173445, abs=1e-8)
     # E[G^2 | Y] = 1 on both labels: zeta_2 = E[(G^2-1)/sqrt 2 | Y] vanishes at y = 0 and 1
-    assert np.allclose(E.conditional_hermite("gen4", 2)([0.0, 1.0]), 0.0, atol=1e-15)
+    assert np.allclose(CH.conditional_hermite("gen4", 2)([0.0, 1.0]), 0.0, atol=1e-15)
     assert E.generative_exponent("gen4") == 4 == E.information_exponent("gen4")
     with pytest.raises(E.ExponentNotFound):
         E.generative_exponent("gen4", kmax=3)
@@ -150,7 +151,7 @@ def test_generative_exponent_tiny_signal():
         link = lambda u, e=eps: u**2 + e * u  # noqa: E731
         assert E.generative_exponent(link) == expected
         # E[zeta_1^2] = eps^2/2 (1 + O(eps^2)): accurate far below the tolerance
-        assert E.conditional_hermite_norms(link, 1)[0] == pytest.approx(eps**2 / 2, rel=1e-6)
+        assert CH.conditional_hermite_norms(link, 1)[0] == pytest.approx(eps**2 / 2, rel=1e-6)
     tilted = lambda u: LINKS["gen4"](u) + 1e-3 * u  # noqa: E731
     assert E.generative_exponent(tilted, noise=0.5) == 1
     assert E.generative_exponent("gen4", noise=0.5) == 4
@@ -159,8 +160,8 @@ def test_generative_exponent_tiny_signal():
 def test_discontinuous_links_without_breakpoints():
     for name in ("sign", "gen4"):
         plain = lambda u, f=LINKS[name].func: f(np.asarray(u))  # noqa: E731
-        assert np.allclose(E.conditional_hermite_norms(plain, 5),
-                           E.conditional_hermite_norms(name, 5), atol=1e-12)
+        assert np.allclose(CH.conditional_hermite_norms(plain, 5),
+                           CH.conditional_hermite_norms(name, 5), atol=1e-12)
         assert E.information_exponent(plain) == IE[name]
 
 
@@ -169,7 +170,7 @@ def test_noise_changes_neither_exponent_but_shrinks_norms():
     for name in ("quadratic", "sign", "gen4", "abs"):
         assert E.generative_exponent(name, kmax=4, noise=0.5) == GE[name]
     for name, k in (("sign", 1), ("gen4", 4)):
-        vals = [E.conditional_hermite_norms(name, k, noise=t)[k - 1] for t in (0, 0.5, 1, 2)]
+        vals = [CH.conditional_hermite_norms(name, k, noise=t)[k - 1] for t in (0, 0.5, 1, 2)]
         assert np.all(np.diff(vals) < 0)
 
 
@@ -177,20 +178,20 @@ def test_noise_changes_neither_exponent_but_shrinks_norms():
 def test_large_noise_asymptotics(link, k, m):
     m_got, c = E.large_noise_asymptotics(link, k)
     assert m_got == m
-    val = E.conditional_hermite_norms(link, k, noise=16.0)[k - 1]
+    val = CH.conditional_hermite_norms(link, k, noise=16.0)[k - 1]
     assert val / (c * 16.0 ** (-2 * m)) == pytest.approx(1.0, abs=0.01)
 
 
 # ----------------------------------------------------------------------------- API details
 def test_conditional_hermite_shapes_and_support():
-    z = E.conditional_hermite("relu", 2)
+    z = CH.conditional_hermite("relu", 2)
     y = np.array([[0.0, 0.5], [1.0, 2.0]])
     assert z(y).shape == (2, 2)
     assert z(0.0).shape == ()
     assert np.isnan(z(-1.0))  # ReLU labels are never negative
-    assert np.allclose(E.conditional_hermite("he3", 0)([0.0, 5.0]), 1.0)
+    assert np.allclose(CH.conditional_hermite("he3", 0)([0.0, 5.0]), 1.0)
     # the atom of ReLU at 0: E[h_1(G) | G < 0] = -2 gamma(0)
-    assert E.conditional_hermite("relu", 1)(0.0) == pytest.approx(-2 * GAMMA0, abs=1e-15)
+    assert CH.conditional_hermite("relu", 1)(0.0) == pytest.approx(-2 * GAMMA0, abs=1e-15)
 
 
 def test_constant_link_raises_documented_error():
@@ -218,10 +219,10 @@ def test_constant_link_raises_documented_error():
         lambda: E.generative_exponent("he3", noise=float("nan")),
         lambda: E.generative_exponent("he3", tol=0.0),
         lambda: E.information_exponent("he3", rtol=-1.0),
-        lambda: E.conditional_hermite("he3", -1),
-        lambda: E.conditional_hermite("he3", 1)(np.array([np.nan])),
-        lambda: E.conditional_hermite_norms(lambda u: np.where(u > 0, np.inf, 0.0), 2),
-        lambda: E.conditional_hermite_norms(lambda u: np.ones(3), 2),
+        lambda: CH.conditional_hermite("he3", -1),
+        lambda: CH.conditional_hermite("he3", 1)(np.array([np.nan])),
+        lambda: CH.conditional_hermite_norms(lambda u: np.where(u > 0, np.inf, 0.0), 2),
+        lambda: CH.conditional_hermite_norms(lambda u: np.ones(3), 2),
         lambda: E.large_noise_asymptotics("sign", 0),
         lambda: E.gen4_interval(1.5),
         lambda: E.gen4_interval("widest"),
@@ -234,7 +235,7 @@ def test_bad_input_raises_value_error(call):
 
 def test_link_objects_and_determinism():
     custom = Link("dz", dead_zone, "", (-1.0, 0.0, 1.0))
-    a = E.conditional_hermite_norms(custom, 4)
-    b = E.conditional_hermite_norms(dead_zone, 4)  # same link, break points found by the scan
+    a = CH.conditional_hermite_norms(custom, 4)
+    b = CH.conditional_hermite_norms(dead_zone, 4)  # same link, break points found by the scan
     assert np.allclose(a, b, atol=1e-13)
-    assert np.array_equal(a, E.conditional_hermite_norms(custom, 4))
+    assert np.array_equal(a, CH.conditional_hermite_norms(custom, 4))

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lecnotes import hermite as H
+from lecnotes import hermite_tensors as HT
 from lecnotes.targets import LINKS
 
 CHAPTERS = (0, 2, 5)  # the chapters whose code these tests cover: make chapter CH=N
@@ -73,19 +74,19 @@ def test_expectation_of_indicator_finds_unannounced_jumps():
     ],
 )
 def test_unnormalised_coefficients_closed_forms(name, exact):
-    lam = H.hermite_coefficients(name, 5, normalized=False)
+    lam = H.hermite_coefficients(LINKS[name], 5, normalized=False)
     tol = 1e-8 if name == "sign" else 1e-9
     np.testing.assert_allclose(lam, exact, atol=tol)
 
 
 def test_normalised_is_unnormalised_over_sqrt_factorial():
-    lam = H.hermite_coefficients("tanh", 9, normalized=False)
-    c = H.hermite_coefficients("tanh", 9)
+    lam = H.hermite_coefficients(LINKS["tanh"], 9, normalized=False)
+    c = H.hermite_coefficients(LINKS["tanh"], 9)
     np.testing.assert_allclose(c, lam / np.sqrt([factorial(k) for k in range(10)]), atol=1e-12)
 
 
 def test_sign_coefficients_to_high_degree():
-    c = H.hermite_coefficients("sign", 21)
+    c = H.hermite_coefficients(LINKS["sign"], 21)
     for k in range(1, 22, 2):
         exact = 2 / sqrt(2 * pi) * H.he(k - 1, 0.0) / sqrt(factorial(k))
         assert abs(c[k] - exact) < 1e-8
@@ -110,9 +111,11 @@ def test_coefficients_recover_a_random_hermite_combination(coefs):
     np.testing.assert_allclose(c[len(coefs):], 0, atol=1e-9)
 
 
-def test_coefficients_accept_link_objects_and_names():
+def test_coefficients_of_a_link_use_its_breakpoints():
+    # a Link carries its kinks; the bare function with the same breakpoint gives the same values
+    relu = LINKS["relu"]
     np.testing.assert_allclose(
-        H.hermite_coefficients(LINKS["relu"], 3), H.hermite_coefficients("relu", 3)
+        H.hermite_coefficients(relu, 3), H.hermite_coefficients(relu.func, 3, breakpoints=(0.0,))
     )
 
 
@@ -122,7 +125,7 @@ def test_coefficients_accept_link_objects_and_names():
         lambda: H.hermite_polys([0.0], -1),
         lambda: H.hermite_polys([np.nan], 2),
         lambda: H.hermite_polys([0.0], 2.5),
-        lambda: H.hermite_coefficients("relu", -1),
+        lambda: H.hermite_coefficients(LINKS["relu"], -1),
         lambda: H.hermite_coefficients("no-such-link", 2),
         lambda: H.hermite_coefficients(3.0, 2),
         lambda: H.hermite_coefficients(lambda g: np.full_like(g, np.nan), 2),
@@ -142,7 +145,7 @@ def test_hermite_tensor_contracts_to_scalar_hermite(k):
     x = rng.standard_normal(4)
     w = rng.standard_normal(4)
     w /= np.linalg.norm(w)
-    t = H.hermite_tensor(x, k)
+    t = HT.hermite_tensor(x, k)
     assert t.shape == (4,) * k
     for _ in range(k):
         t = t @ w
@@ -151,20 +154,20 @@ def test_hermite_tensor_contracts_to_scalar_hermite(k):
 
 def test_hermite_tensor_is_symmetric_and_centred():
     rng = np.random.default_rng(0)
-    t = H.hermite_tensor(rng.standard_normal(3), 4)
+    t = HT.hermite_tensor(rng.standard_normal(3), 4)
     for perm in [(1, 0, 2, 3), (0, 2, 1, 3), (3, 1, 2, 0)]:
         np.testing.assert_allclose(t, np.transpose(t, perm))
     # E[He_4(x)] = 0: average over many x (Monte Carlo, loose tolerance)
     X = rng.standard_normal((20000, 2))
-    mean = np.mean([H.hermite_tensor(x, 4) for x in X[:2000]], axis=0)
+    mean = np.mean([HT.hermite_tensor(x, 4) for x in X[:2000]], axis=0)
     assert np.max(np.abs(mean)) < 0.8
 
 
 def test_hermite_tensor_refuses_large_sizes():
     with pytest.raises(ValueError):
-        H.hermite_tensor(np.zeros(100), 4)
+        HT.hermite_tensor(np.zeros(100), 4)
     with pytest.raises(ValueError):
-        H.hermite_tensor(np.zeros((2, 2)), 2)
+        HT.hermite_tensor(np.zeros((2, 2)), 2)
 
 
 @pytest.mark.parametrize("d", [2, 5, 8])
@@ -174,14 +177,14 @@ def test_he4_partial_trace_matches_explicit_tensor(d):
     X = rng.standard_normal((n, d))
     T = rng.standard_normal(n)
     v = rng.standard_normal(d)
-    M = sum(T[i] * np.einsum("abjj->ab", H.hermite_tensor(X[i], 4)) for i in range(n)) / n
-    np.testing.assert_allclose(H.he4_partial_trace(X, T, v), M @ v, atol=1e-9)
+    M = sum(T[i] * np.einsum("abjj->ab", HT.hermite_tensor(X[i], 4)) for i in range(n)) / n
+    np.testing.assert_allclose(HT.he4_partial_trace(X, T, v), M @ v, atol=1e-9)
     V2 = rng.standard_normal((d, 3))
-    np.testing.assert_allclose(H.he4_partial_trace(X, T, V2), M @ V2, atol=1e-9)
+    np.testing.assert_allclose(HT.he4_partial_trace(X, T, V2), M @ V2, atol=1e-9)
 
 
 def test_he4_partial_trace_bad_input():
     with pytest.raises(ValueError):
-        H.he4_partial_trace(np.zeros((3, 2)), np.zeros(4), np.zeros(2))
+        HT.he4_partial_trace(np.zeros((3, 2)), np.zeros(4), np.zeros(2))
     with pytest.raises(ValueError):
-        H.he4_partial_trace(np.zeros((3, 2)), np.zeros(3), np.zeros(5))
+        HT.he4_partial_trace(np.zeros((3, 2)), np.zeros(3), np.zeros(5))

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from lecnotes import activations as ACT
+from lecnotes import mean_field_vs_ntk as MF
 from lecnotes import networks as N
 
 CHAPTERS = (1, 6)  # the chapters whose code these tests cover: make chapter CH=N
@@ -30,16 +32,16 @@ def _numerical_grad(fun, P, eps=1e-6):
 # --- activations --------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ACTS)
 def test_activation_derivative_matches_finite_difference(name):
-    act = N.get_activation(name)
+    act = ACT.get_activation(name)
     u = np.linspace(-2.3, 2.1, 17)  # avoids the ReLU kink at 0
     num = (act.sigma(u + 1e-6) - act.sigma(u - 1e-6)) / 2e-6
     np.testing.assert_allclose(act.dsigma(u), num, atol=1e-6)
 
 
 def test_activation_by_pair_and_object():
-    act = N.get_activation((np.sin, np.cos))
+    act = ACT.get_activation((np.sin, np.cos))
     assert act.name == "custom"
-    assert N.get_activation(act) is act
+    assert ACT.get_activation(act) is act
     X, y = _data()
     W, a = N.init_params(4, 5, rng=0, symmetric=False)
     g1 = N.gradients(W, a, X, y, (np.tanh, lambda u: 1 / np.cosh(u) ** 2))
@@ -50,7 +52,7 @@ def test_activation_by_pair_and_object():
 @pytest.mark.parametrize("bad", ["softplus", 3, (np.sin,), (np.sin, 2.0), None])
 def test_activation_bad_input(bad):
     with pytest.raises(ValueError):
-        N.get_activation(bad)
+        ACT.get_activation(bad)
 
 
 # --- scalings and initialisation -------------------------------------------------------------
@@ -227,7 +229,7 @@ def test_movement_scales_with_width_as_the_scaling_says():
             W0, a0 = N.init_params(m, 5, rng=1)
             res = N.train(W0, a0, X, y, eta=N.step_size(0.5, m, scaling), steps=50,
                           scaling=scaling)
-            move.append(N.relative_movement(res.W, W0))
+            move.append(MF.relative_movement(res.W, W0))
         ratio[scaling] = move[1] / move[0]
     assert 0.15 < ratio["ntk"] < 0.4
     assert 0.6 < ratio["mf"] < 1.6
@@ -237,10 +239,10 @@ def test_train_stop_monitor_and_fixed_second_layer():
     X, y = _data(n=30, d=4, seed=1)
     W0, a0 = N.init_params(16, 4, rng=2)
     res = N.train(W0, a0, X, y, eta=0.5, steps=500,
-                  stop=lambda W, a: N.param_distance(W, a, W0, a0) >= 0.3,
-                  monitor=lambda W, a: N.param_distance(W, a, W0, a0), record_every=1)
+                  stop=lambda W, a: MF.param_distance(W, a, W0, a0) >= 0.3,
+                  monitor=lambda W, a: MF.param_distance(W, a, W0, a0), record_every=1)
     assert res.reached
-    assert N.param_distance(res.W, res.a, W0, a0) >= 0.3
+    assert MF.param_distance(res.W, res.a, W0, a0) >= 0.3
     assert res.records[-2][1] < 0.3  # the step before stopping was within the budget
     fixed = N.train(W0, a0, X, y, eta=0.5, steps=10, train_second_layer=False)
     np.testing.assert_array_equal(fixed.a, a0)
@@ -266,20 +268,20 @@ def test_train_bad_input_and_divergence():
 def test_norms_and_movement():
     W = np.array([[3.0, 4.0], [0.0, 1.0]])
     a = np.array([2.0, -1.0])
-    assert N.path_norm(W, a, "mf") == pytest.approx((2 * 5 + 1 * 1) / 2)
-    assert N.path_norm(W, a, 1.0) == pytest.approx(11.0)
-    assert N.relative_movement(W + 1, W) == pytest.approx(2 / np.sqrt(26))
-    assert N.param_distance(W + 1, a + 1, W, a) == pytest.approx(np.sqrt(6))
+    assert MF.path_norm(W, a, "mf") == pytest.approx((2 * 5 + 1 * 1) / 2)
+    assert MF.path_norm(W, a, 1.0) == pytest.approx(11.0)
+    assert MF.relative_movement(W + 1, W) == pytest.approx(2 / np.sqrt(26))
+    assert MF.param_distance(W + 1, a + 1, W, a) == pytest.approx(np.sqrt(6))
     X = np.ones((4, 2))
-    assert N.path_norm_rademacher_bound(X, 3.0) == pytest.approx(2 * 3 * np.sqrt(8) / 4)
+    assert MF.path_norm_rademacher_bound(X, 3.0) == pytest.approx(2 * 3 * np.sqrt(8) / 4)
     with pytest.raises(ValueError):
-        N.relative_movement(W, np.zeros_like(W))
+        MF.relative_movement(W, np.zeros_like(W))
     with pytest.raises(ValueError):
-        N.relative_movement(W, W[:1])
+        MF.relative_movement(W, W[:1])
     with pytest.raises(ValueError):
-        N.param_distance(W, a, W[:1], a[:1])
+        MF.param_distance(W, a, W[:1], a[:1])
     with pytest.raises(ValueError):
-        N.path_norm_rademacher_bound(X, -1.0)
+        MF.path_norm_rademacher_bound(X, -1.0)
 
 
 @pytest.mark.parametrize("scaling", ["ntk", "mf"])

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 from lecnotes import hermite as H
+from lecnotes import hermite_tensors as HT
+from lecnotes import partial_trace as PT
 from lecnotes import spectral as S
+from lecnotes import stats
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.targets import LINKS, Link
 
@@ -16,7 +19,7 @@ CHAPTERS = (5,)  # the chapters whose code these tests cover: make chapter CH=N
 
 def _explicit_trace(x, k):
     """Sum_j He_k(x)[..., j, j] over (k - 2) / 2 pairs, from the explicit tensor."""
-    t = H.hermite_tensor(x, k)
+    t = HT.hermite_tensor(x, k)
     while t.ndim > 2:
         t = np.trace(t, axis1=-2, axis2=-1)
     return t
@@ -34,12 +37,12 @@ def test_partial_trace_product_matches_explicit_tensor(k, d):
     t = rng.standard_normal(n)
     M = sum(t[i] * _explicit_trace(X[i], k) for i in range(n)) / n
     v = rng.standard_normal(d)
-    np.testing.assert_allclose(H.he_partial_trace(X, t, v, k=k), M @ v, atol=1e-9)
+    np.testing.assert_allclose(HT.he_partial_trace(X, t, v, k=k), M @ v, atol=1e-9)
     V2 = rng.standard_normal((d, 3))
-    np.testing.assert_allclose(H.he_partial_trace(X, t, V2, k=k), M @ V2, atol=1e-9)
+    np.testing.assert_allclose(HT.he_partial_trace(X, t, V2, k=k), M @ V2, atol=1e-9)
     y = rng.standard_normal(n)
     np.testing.assert_allclose(
-        S.partial_trace_matrix(X, y, k=k, T=lambda u: u),
+        PT.partial_trace_matrix(X, y, k=k, T=lambda u: u),
         sum(y[i] * _explicit_trace(X[i], k) for i in range(n)) / n, atol=1e-9)
 
 
@@ -57,8 +60,8 @@ def test_vector_contraction_matches_explicit_tensor(d):
     rng = np.random.default_rng(d)
     X = rng.standard_normal((5, d))
     t = rng.standard_normal(5)
-    ref = sum(t[i] * np.einsum("ajj->a", H.hermite_tensor(X[i], 3)) for i in range(5)) / 5
-    np.testing.assert_allclose(H.he3_vector_contraction(X, t), ref, atol=1e-10)
+    ref = sum(t[i] * np.einsum("ajj->a", HT.hermite_tensor(X[i], 3)) for i in range(5)) / 5
+    np.testing.assert_allclose(HT.he3_vector_contraction(X, t), ref, atol=1e-10)
 
 
 @pytest.mark.parametrize("d", [2, 5])
@@ -67,12 +70,12 @@ def test_unfolding_gram_matches_explicit_unfolding(d):
     n = 7
     X = rng.standard_normal((n, d))
     t = rng.standard_normal(n)
-    Hs = [H.hermite_tensor(X[i], 3).reshape(d, d * d) for i in range(n)]
+    Hs = [HT.hermite_tensor(X[i], 3).reshape(d, d * d) for i in range(n)]
     unf = sum(t[i] * Hs[i] for i in range(n)) / n
     full = unf @ unf.T
     off = full - sum(t[i] ** 2 * Hs[i] @ Hs[i].T for i in range(n)) / n**2
-    np.testing.assert_allclose(H.he3_unfolding_gram(X, t, diagonal=True), full, atol=1e-10)
-    np.testing.assert_allclose(H.he3_unfolding_gram(X, t, block=3), off, atol=1e-10)
+    np.testing.assert_allclose(HT.he3_unfolding_gram(X, t, diagonal=True), full, atol=1e-10)
+    np.testing.assert_allclose(HT.he3_unfolding_gram(X, t, block=3), off, atol=1e-10)
 
 
 def test_mean_of_partial_trace_is_rank_one_without_identity():
@@ -101,28 +104,28 @@ def _gen4_data(n, d, seed):
 
 def test_estimator_dense_and_lanczos_agree_and_recover():
     X, y = _gen4_data(2 * 100**2, 100, 1)  # d = 100, n = 2 d^2 (the chapter's scale)
-    v1, l1 = S.partial_trace_estimator(X, y, method="dense")
-    v2, l2, info = S.partial_trace_estimator(X, y, method="lanczos", return_info=True)
+    v1, l1 = PT.partial_trace_estimator(X, y, method="dense")
+    v2, l2, info = PT.partial_trace_estimator(X, y, method="lanczos", return_info=True)
     assert abs(v1 @ v2) > 1 - 1e-8 and l1 == pytest.approx(l2, rel=1e-8)
     assert info.residual < 1e-6
     assert l1 < 0 and v1[0] ** 2 > 0.3  # lambda_4(y - mean) < 0 for gen4: bottom eigenvector
-    vt, lt = S.partial_trace_estimator(X, y, which="top", method="dense")
-    vb, lb = S.partial_trace_estimator(X, y, which="bottom", method="dense")
+    vt, lt = PT.partial_trace_estimator(X, y, which="top", method="dense")
+    vb, lb = PT.partial_trace_estimator(X, y, which="bottom", method="dense")
     assert lb == pytest.approx(l1) and lt > 0 and abs(vb @ v1) > 1 - 1e-8
 
 
 def test_k2_is_the_second_moment_estimator_of_centred_labels():
     X, y = _gen4_data(3000, 40, 2)
-    v, val = S.partial_trace_estimator(X, y, k=2, which="top")
+    v, val = PT.partial_trace_estimator(X, y, k=2, which="top")
     w, top = S.spectral_estimator(X, y - y.mean())
     assert abs(v @ w) == pytest.approx(1.0, abs=1e-9) and val == pytest.approx(top)
 
 
 def test_default_preprocessing_centres_the_labels():
     X, y = _gen4_data(5000, 20, 3)
-    a = S.partial_trace_matrix(X, y)
-    b = S.partial_trace_matrix(X, y + 7.0)  # a shift of the labels changes nothing
-    c = S.partial_trace_matrix(X, y, T=lambda u: u - u.mean())
+    a = PT.partial_trace_matrix(X, y)
+    b = PT.partial_trace_matrix(X, y + 7.0)  # a shift of the labels changes nothing
+    c = PT.partial_trace_matrix(X, y, T=lambda u: u - u.mean())
     np.testing.assert_allclose(a, b, atol=1e-9)
     np.testing.assert_allclose(a, c, atol=1e-12)
 
@@ -130,7 +133,7 @@ def test_default_preprocessing_centres_the_labels():
 def test_matrix_free_memory_is_order_nd():
     X, y = _gen4_data(3000, 800, 4)
     tracemalloc.start()
-    S.partial_trace_estimator(X, y, method="lanczos")
+    PT.partial_trace_estimator(X, y, method="lanczos")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 2 * X.nbytes  # a d x d matrix would take 8 d^2 = 5 MB, X takes 19 MB
@@ -138,8 +141,8 @@ def test_matrix_free_memory_is_order_nd():
 
 def test_simulation_reproduces_the_estimator_on_nested_samples():
     alphas, d = [0.5, 1.0], 12
-    out = S.simulate_partial_trace(alphas, d, 2, rng=7)
-    again = S.simulate_partial_trace(alphas, d, 2, rng=7)
+    out = PT.simulate_partial_trace(alphas, d, 2, rng=7)
+    again = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     for key in ("rho2", "value", "rho2_second", "rho2_raw"):
         np.testing.assert_array_equal(out[key], again[key])
     rng = np.random.default_rng(7)
@@ -147,12 +150,12 @@ def test_simulation_reproduces_the_estimator_on_nested_samples():
         X = rng.standard_normal((d * d, d))
         y = LINKS["gen4"](X[:, 0])
         for j, n in enumerate(out["n"]):
-            v, val = S.partial_trace_estimator(X[:n], y[:n])
+            v, val = PT.partial_trace_estimator(X[:n], y[:n])
             assert out["rho2"][s, j] == pytest.approx(v[0] ** 2, abs=1e-9)
             assert out["value"][s, j] == pytest.approx(val, rel=1e-9)
-            w, _ = S.partial_trace_estimator(X[:n], y[:n], k=2)
+            w, _ = PT.partial_trace_estimator(X[:n], y[:n], k=2)
             assert out["rho2_second"][s, j] == pytest.approx(w[0] ** 2, abs=1e-9)
-    fixed = S.simulate_partial_trace(alphas, d, 1, T=lambda u: u - 0.5, k=2, rng=1)
+    fixed = PT.simulate_partial_trace(alphas, d, 1, T=lambda u: u - 0.5, k=2, rng=1)
     assert "rho2_raw" not in fixed and fixed["rho2"].shape == (1, 2)
 
 
@@ -175,15 +178,15 @@ def test_odd_estimators_recover_with_enough_samples():
     d = 30
     X = rng.standard_normal((4 * d * d, d))
     y = GEN3(X[:, 0])
-    v, norm = S.vector_contraction_estimator(X, y)
+    v, norm = PT.vector_contraction_estimator(X, y)
     assert np.linalg.norm(v) == pytest.approx(1.0) and norm > 0 and v[0] ** 2 > 0.4
-    u, top = S.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
+    u, top = PT.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
     assert np.linalg.norm(u) == pytest.approx(1.0) and u[0] ** 2 > 0.7
     ns = np.array([100, 400])
-    r = S.simulate_overlaps(S.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0)
+    r = PT.simulate_overlaps(PT.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0)
     assert r.shape == (2, 2) and np.all((r >= 0) & (r <= 1))
     np.testing.assert_array_equal(
-        r, S.simulate_overlaps(S.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0))
+        r, PT.simulate_overlaps(PT.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0))
 
 
 # ---------------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ def test_claim_mean_partial_trace_over_seeds(seed):
     mats = np.empty((reps, d * d))
     for r in range(reps):
         X = rng.standard_normal((n, d))
-        mats[r] = S.partial_trace_matrix(X, LINKS["gen4"](X[:, 0]), T=lambda u: u).ravel()
+        mats[r] = PT.partial_trace_matrix(X, LINKS["gen4"](X[:, 0]), T=lambda u: u).ravel()
     lam4 = float(gaussian_expectation(lambda g: LINKS["gen4"](g) * H.he(4, g),
                                       breakpoints=LINKS["gen4"].breakpoints))
     target = np.zeros((d, d))
@@ -211,9 +214,9 @@ def test_claim_vector_exponent_over_seeds(seed):
     runs = {}
     for d in (12, 24, 48):
         ns = np.round(betas * d * d).astype(int)
-        est = lambda X, y: S.vector_contraction_estimator(X, y, lambda u: u - 0.5)  # noqa: E731
-        runs[d] = (ns, S.simulate_overlaps(est, ns, d, 8, GEN3, rng=seed + d))
-    kappa, se, cross = S.scaling_exponent(runs, rng=seed)
+        est = lambda X, y: PT.vector_contraction_estimator(X, y, lambda u: u - 0.5)  # noqa: E731
+        runs[d] = (ns, PT.simulate_overlaps(est, ns, d, 8, GEN3, rng=seed + d))
+    kappa, se, cross = stats.scaling_exponent(runs, rng=seed)
     assert all(np.isfinite(list(cross.values())))
     assert abs(kappa - 2.0) <= 4 * se
 
@@ -221,19 +224,20 @@ def test_claim_vector_exponent_over_seeds(seed):
 def test_crossing_and_collapse_helpers():
     ns = np.array([10, 20, 40, 80])
     r = np.array([[0.1, 0.3, 0.7, 0.9], [0.1, 0.3, 0.7, 0.9]])
-    n_half = S.crossing_size(ns, r, 0.5)
+    n_half = stats.crossing_size(ns, r, 0.5)
     assert 20 < n_half < 40 and n_half == pytest.approx(math.sqrt(20 * 40))
-    assert math.isnan(S.crossing_size(ns, r, 0.95)) and math.isnan(S.crossing_size(ns, r, 0.05))
+    assert math.isnan(stats.crossing_size(ns, r, 0.95))
+    assert math.isnan(stats.crossing_size(ns, r, 0.05))
     # two dimensions whose curves are the same function of n / d^2
     rng = np.random.default_rng(0)
     curve = lambda x: x / (1 + x)  # noqa: E731
     runs = {d: (np.array([1, 2, 4, 8]) * d * d,
                 curve(np.array([1, 2, 4, 8.0])) + 0.01 * rng.standard_normal((6, 4)))
             for d in (10, 20)}
-    Q2, dof2, p2 = S.collapse_chi2(runs, lambda d, n: n / d**2)
-    Q1, dof1, p1 = S.collapse_chi2(runs, lambda d, n: n / d, window=(0.0, 1.0))
+    Q2, dof2, p2 = stats.collapse_chi2(runs, lambda d, n: n / d**2)
+    Q1, dof1, p1 = stats.collapse_chi2(runs, lambda d, n: n / d, window=(0.0, 1.0))
     assert dof2 == 4 and p2 > 1e-4 and dof1 == 3 and p1 < 1e-10
-    kappa, se, _ = S.scaling_exponent({d: runs[d] for d in runs}, level=0.6, n_boot=50)
+    kappa, se, _ = stats.scaling_exponent({d: runs[d] for d in runs}, level=0.6, n_boot=50)
     assert kappa == pytest.approx(2.0, abs=0.1)
 
 
@@ -246,34 +250,34 @@ X0, Y0 = np.random.default_rng(0).standard_normal((20, 4)), np.arange(20.0)
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: H.he_partial_trace(X0, Y0, np.zeros(4), k=3),
-        lambda: H.he_partial_trace(X0, Y0, np.zeros(5), k=2),
-        lambda: H.he_partial_trace(X0, Y0[:5], np.zeros(4), k=2),
-        lambda: H.he3_vector_contraction(X0, Y0[:3]),
-        lambda: H.he3_unfolding_gram(X0, Y0, block=0),
-        lambda: S.partial_trace_estimator(X0, Y0, k=3),
-        lambda: S.partial_trace_estimator(X0, Y0, k=6),
-        lambda: S.partial_trace_estimator(X0, Y0, which="largest"),
-        lambda: S.partial_trace_estimator(X0, Y0, method="svd"),
-        lambda: S.partial_trace_estimator(X0[:, :1], Y0),
-        lambda: S.partial_trace_estimator(X0, Y0[:4]),
-        lambda: S.partial_trace_estimator(X0, np.full(20, np.nan)),
-        lambda: S.partial_trace_matrix(X0, Y0, k=1),
-        lambda: S.vector_contraction_estimator(X0, np.ones(20)),  # centred: all zero
-        lambda: S.simulate_partial_trace([1.0, 0.5], 5, 1),
-        lambda: S.simulate_partial_trace([0.5], 1, 1),
-        lambda: S.simulate_partial_trace([0.5], 5, 0),
-        lambda: S.simulate_partial_trace([0.5], 5, 1, T="mondelli-montanari"),
-        lambda: S.simulate_overlaps("not callable", [10], 3, 1, "gen4"),
-        lambda: S.simulate_overlaps(S.vector_contraction_estimator, [10, 5], 3, 1, "gen4"),
-        lambda: S.simulate_overlaps(S.vector_contraction_estimator, [10.5], 3, 1, "gen4"),
-        lambda: S.crossing_size([1, 2], [0.1, 0.2, 0.3]),
-        lambda: S.crossing_size([2, 1], [0.1, 0.2]),
-        lambda: S.scaling_exponent({5: ([1, 2], [[0.1, 0.9]])}),
-        lambda: S.collapse_chi2({5: ([1, 2], [[0.1, 0.9]])}, lambda d, n: n),
-        lambda: S.collapse_chi2({5: ([1, 2], [[0.1, 0.9]]), 6: ([1, 2], [[0.1, 0.9]])},
+        lambda: HT.he_partial_trace(X0, Y0, np.zeros(4), k=3),
+        lambda: HT.he_partial_trace(X0, Y0, np.zeros(5), k=2),
+        lambda: HT.he_partial_trace(X0, Y0[:5], np.zeros(4), k=2),
+        lambda: HT.he3_vector_contraction(X0, Y0[:3]),
+        lambda: HT.he3_unfolding_gram(X0, Y0, block=0),
+        lambda: PT.partial_trace_estimator(X0, Y0, k=3),
+        lambda: PT.partial_trace_estimator(X0, Y0, k=6),
+        lambda: PT.partial_trace_estimator(X0, Y0, which="largest"),
+        lambda: PT.partial_trace_estimator(X0, Y0, method="svd"),
+        lambda: PT.partial_trace_estimator(X0[:, :1], Y0),
+        lambda: PT.partial_trace_estimator(X0, Y0[:4]),
+        lambda: PT.partial_trace_estimator(X0, np.full(20, np.nan)),
+        lambda: PT.partial_trace_matrix(X0, Y0, k=1),
+        lambda: PT.vector_contraction_estimator(X0, np.ones(20)),  # centred: all zero
+        lambda: PT.simulate_partial_trace([1.0, 0.5], 5, 1),
+        lambda: PT.simulate_partial_trace([0.5], 1, 1),
+        lambda: PT.simulate_partial_trace([0.5], 5, 0),
+        lambda: PT.simulate_partial_trace([0.5], 5, 1, T="mondelli-montanari"),
+        lambda: PT.simulate_overlaps("not callable", [10], 3, 1, "gen4"),
+        lambda: PT.simulate_overlaps(PT.vector_contraction_estimator, [10, 5], 3, 1, "gen4"),
+        lambda: PT.simulate_overlaps(PT.vector_contraction_estimator, [10.5], 3, 1, "gen4"),
+        lambda: stats.crossing_size([1, 2], [0.1, 0.2, 0.3]),
+        lambda: stats.crossing_size([2, 1], [0.1, 0.2]),
+        lambda: stats.scaling_exponent({5: ([1, 2], [[0.1, 0.9]])}),
+        lambda: stats.collapse_chi2({5: ([1, 2], [[0.1, 0.9]])}, lambda d, n: n),
+        lambda: stats.collapse_chi2({5: ([1, 2], [[0.1, 0.9]]), 6: ([1, 2], [[0.1, 0.9]])},
                                 lambda d, n: n),  # one seed: no standard error
-        lambda: S.collapse_chi2({5: ([1, 2], [[0.1, 0.9], [0.2, 0.8]]),
+        lambda: stats.collapse_chi2({5: ([1, 2], [[0.1, 0.9], [0.2, 0.8]]),
                                  6: ([1, 2], [[0.1, 0.9], [0.2, 0.8]])}, "n/d"),
     ],
 )

@@ -8,7 +8,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from lecnotes import plotting  # noqa: E402
+from lecnotes import (
+    plotting,  # noqa: E402
+    stats,
+)
 
 
 def test_style_sets_opaque_white_background():
@@ -18,16 +21,16 @@ def test_style_sets_opaque_white_background():
 
 
 def test_mean_and_error():
-    m, s = plotting.mean_and_error(np.array([[1.0, 2.0], [3.0, 6.0]]))
+    m, s = stats.mean_and_error(np.array([[1.0, 2.0], [3.0, 6.0]]))
     np.testing.assert_allclose(m, [2.0, 4.0])
     np.testing.assert_allclose(s, [np.sqrt(2) / np.sqrt(2), np.sqrt(8) / np.sqrt(2)])
-    m, s = plotting.mean_and_error(np.array([[1.0, 2.0]]))
+    m, s = stats.mean_and_error(np.array([[1.0, 2.0]]))
     np.testing.assert_allclose(s, 0)
 
 
 def test_loglog_slope_recovers_a_power_law():
     x = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
-    slope, intercept, se = plotting.loglog_slope(x, 3 * x**-0.5)
+    slope, intercept, se = stats.loglog_slope(x, 3 * x**-0.5)
     assert slope == pytest.approx(-0.5)
     assert np.exp(intercept) == pytest.approx(3.0)
     assert se == pytest.approx(0.0, abs=1e-10)
@@ -43,10 +46,10 @@ def test_errorbar_over_seeds_draws():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: plotting.loglog_slope([1.0, 2.0], [1.0, -1.0]),
-        lambda: plotting.loglog_slope([1.0], [1.0]),
-        lambda: plotting.mean_and_error(np.array(1.0)),
-        lambda: plotting.mean_and_error([np.nan, 1.0]),
+        lambda: stats.loglog_slope([1.0, 2.0], [1.0, -1.0]),
+        lambda: stats.loglog_slope([1.0], [1.0]),
+        lambda: stats.mean_and_error(np.array(1.0)),
+        lambda: stats.mean_and_error([np.nan, 1.0]),
     ],
 )
 def test_bad_input(call):

@@ -6,9 +6,12 @@ import warnings
 import numpy as np
 import pytest
 
+from lecnotes import linalg
+from lecnotes import preprocessing as PP
 from lecnotes import spectral as S
-from lecnotes import theory as TH
+from lecnotes import spectral_theory as TH
 from lecnotes.hermite import gaussian_expectation
+from lecnotes.hermite_tensors import he4_partial_trace
 from lecnotes.targets import single_index
 
 CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
@@ -22,20 +25,20 @@ PRE = ["trimmed", "trimmed-centred", "mondelli-montanari", "luo-alghamdi-lu"]
 # ---------------------------------------------------------------------------------------
 def test_named_preprocessings_values():
     y = np.array([0.5, 2.0, 7.0, 9.0])
-    np.testing.assert_allclose(S.trimmed(7.0)(y), [0.5, 2.0, 7.0, 0.0])
-    assert S.trimmed(7.0).breakpoints == (7.0,)
-    np.testing.assert_allclose(S.luo_alghamdi_lu()(y), 1 - 1 / y)
-    np.testing.assert_allclose(S.mondelli_montanari(2.0)(y), (y - 1) / (y + 1))
-    np.testing.assert_allclose(S.raw()(y), y)
+    np.testing.assert_allclose(PP.trimmed(7.0)(y), [0.5, 2.0, 7.0, 0.0])
+    assert PP.trimmed(7.0).breakpoints == (7.0,)
+    np.testing.assert_allclose(PP.luo_alghamdi_lu()(y), 1 - 1 / y)
+    np.testing.assert_allclose(PP.mondelli_montanari(2.0)(y), (y - 1) / (y + 1))
+    np.testing.assert_allclose(PP.raw()(y), y)
     # at delta = 1/2 the Mondelli-Montanari preprocessing is 1 - 1/y
-    np.testing.assert_allclose(S.mondelli_montanari(0.5)(y), 1 - 1 / y)
-    fam = S.get_preprocessing("mondelli-montanari")
-    assert isinstance(fam, S.PreprocessingFamily)
+    np.testing.assert_allclose(PP.mondelli_montanari(0.5)(y), 1 - 1 / y)
+    fam = PP.get_preprocessing("mondelli-montanari")
+    assert isinstance(fam, PP.PreprocessingFamily)
     np.testing.assert_allclose(fam.at(8.0)(y), (y - 1) / (y + 3))
 
 
 def test_trimmed_centred_has_mean_zero():
-    T = S.trimmed_centred(5.0)
+    T = PP.trimmed_centred(5.0)
     m = gaussian_expectation(lambda g: T(g**2), breakpoints=(-math.sqrt(5), math.sqrt(5)))
     assert abs(float(m)) < 1e-9
     # Monte Carlo cross-check of the centring constant, tolerance 5 standard errors
@@ -45,21 +48,21 @@ def test_trimmed_centred_has_mean_zero():
 
 
 def test_resolve_preprocessing():
-    assert S.resolve_preprocessing(None)(np.array([3.0])) == 3.0
-    assert S.resolve_preprocessing("trimmed").name == "trimmed"
-    assert S.resolve_preprocessing("mondelli-montanari", 2.0).name == "mondelli-montanari"
+    assert PP.resolve_preprocessing(None)(np.array([3.0])) == 3.0
+    assert PP.resolve_preprocessing("trimmed").name == "trimmed"
+    assert PP.resolve_preprocessing("mondelli-montanari", 2.0).name == "mondelli-montanari"
     f = lambda y: y  # noqa: E731
-    assert S.resolve_preprocessing(f) is f
+    assert PP.resolve_preprocessing(f) is f
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: S.get_preprocessing("nope"),
-        lambda: S.trimmed(-1.0),
-        lambda: S.mondelli_montanari(0.4),
-        lambda: S.resolve_preprocessing("mondelli-montanari"),  # needs delta
-        lambda: S.resolve_preprocessing(3.0),
+        lambda: PP.get_preprocessing("nope"),
+        lambda: PP.trimmed(-1.0),
+        lambda: PP.mondelli_montanari(0.4),
+        lambda: PP.resolve_preprocessing("mondelli-montanari"),  # needs delta
+        lambda: PP.resolve_preprocessing(3.0),
     ],
 )
 def test_preprocessing_bad_input(call):
@@ -81,7 +84,7 @@ def _random_symmetric(d, rng, top_gap=1.0):
 def test_top_eigenpair_known_matrix(method):
     rng = np.random.default_rng(1)
     A, ev, v = _random_symmetric(400, rng, top_gap=0.3)
-    val, vec, info = S.top_eigenpair(lambda x: A @ x, 400, method=method)
+    val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 400, method=method)
     assert val == pytest.approx(ev[-1], abs=1e-9)
     assert abs(vec @ v) == pytest.approx(1.0, abs=1e-9)
     assert np.linalg.norm(vec) == pytest.approx(1.0)
@@ -96,7 +99,7 @@ def test_top_eigenpair_degenerate_top_cluster():
     Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
     ev = np.concatenate([np.linspace(-1, 0.9, d - 3), [1.0, 1.0, 1.0]])
     A = (Q * ev) @ Q.T
-    val, vec, info = S.top_eigenpair(lambda x: A @ x, d, method="lanczos")
+    val, vec, info = linalg.top_eigenpair(lambda x: A @ x, d, method="lanczos")
     assert val == pytest.approx(1.0, abs=1e-8)
     assert np.sum((Q[:, -3:].T @ vec) ** 2) == pytest.approx(1.0, abs=1e-8)
 
@@ -108,7 +111,7 @@ def test_top_eigenpair_recovers_from_arpack_non_convergence():
     A, ev, v = _random_symmetric(600, rng, top_gap=1e-7)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        val, vec, info = S.top_eigenpair(lambda x: A @ x, 600, method="lanczos", maxiter=1,
+        val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 600, method="lanczos", maxiter=1,
                                          ncv=8, tol=1e-14)
     assert any("no convergence" in a for a in info.attempts)
     assert info.method in ("lanczos-restarted", "dense-fallback")
@@ -116,11 +119,11 @@ def test_top_eigenpair_recovers_from_arpack_non_convergence():
 
 
 def test_top_eigenpair_last_resort_warns(monkeypatch):
-    monkeypatch.setattr(S, "DENSE_FALLBACK_MAX_D", 10)
+    monkeypatch.setattr(linalg, "DENSE_FALLBACK_MAX_D", 10)
     rng = np.random.default_rng(4)
     A, ev, v = _random_symmetric(300, rng, top_gap=1e-9)
     with pytest.warns(RuntimeWarning, match="did not converge"):
-        val, vec, info = S.top_eigenpair(lambda x: A @ x, 300, method="lanczos", maxiter=1,
+        val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 300, method="lanczos", maxiter=1,
                                          ncv=6, tol=1e-15)
     assert info.method == "lanczos-unconverged"
     assert ev[0] - 1e-12 <= val <= ev[-1] + 1e-12  # a Rayleigh quotient: inside the spectrum
@@ -129,15 +132,15 @@ def test_top_eigenpair_last_resort_warns(monkeypatch):
 
 def test_top_eigenpair_bad_input():
     with pytest.raises(ValueError):
-        S.top_eigenpair("not callable", 3)
+        linalg.top_eigenpair("not callable", 3)
     with pytest.raises(ValueError):
-        S.top_eigenpair(lambda v: v, 0)
+        linalg.top_eigenpair(lambda v: v, 0)
     with pytest.raises(ValueError):
-        S.top_eigenpair(lambda v: v, 10, method="qr")
+        linalg.top_eigenpair(lambda v: v, 10, method="qr")
     with pytest.raises(ValueError):
-        S.top_eigenpair(lambda v: v, 400, method="lanczos", v0=np.zeros(400))
+        linalg.top_eigenpair(lambda v: v, 400, method="lanczos", v0=np.zeros(400))
     with pytest.raises(ValueError):
-        S.top_eigenpair(lambda v: v, 10, dense_matrix=lambda: np.eye(3), method="dense")
+        linalg.top_eigenpair(lambda v: v, 10, dense_matrix=lambda: np.eye(3), method="dense")
 
 
 # ---------------------------------------------------------------------------------------
@@ -174,7 +177,7 @@ def test_heavy_negative_tail_goes_dense():
 def test_family_is_evaluated_at_n_over_d():
     X, y, w = single_index(800, 400, "quadratic", rng=7)
     v1, l1 = S.spectral_estimator(X, y, "mondelli-montanari", method="dense")
-    v2, l2 = S.spectral_estimator(X, y, S.mondelli_montanari(2.0), method="dense")
+    v2, l2 = S.spectral_estimator(X, y, PP.mondelli_montanari(2.0), method="dense")
     assert l1 == pytest.approx(l2)
 
 
@@ -238,11 +241,10 @@ def test_spectral_bad_input(call):
 
 def test_top_eigenpair_with_the_partial_trace_product():
     # chapter 5 reuses the engine with the degree-4 partial-trace product
-    from lecnotes.hermite import he4_partial_trace
 
     X, y, w = single_index(3000, 350, "he4", rng=9)
     t = y - y.mean()
-    val, vec, info = S.top_eigenpair(lambda v: he4_partial_trace(X, t, v), 350,
+    val, vec, info = linalg.top_eigenpair(lambda v: he4_partial_trace(X, t, v), 350,
                                      method="lanczos")
     M = he4_partial_trace(X, t, np.eye(350))
     ev = np.linalg.eigvalsh(0.5 * (M + M.T))

@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from lecnotes import spectral as S
-from lecnotes import theory as TH
+from lecnotes import preprocessing as S
+from lecnotes import rmt
+from lecnotes import spectral_theory as TH
 
 CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
 
@@ -17,16 +18,16 @@ LAL = S.luo_alghamdi_lu()
 def test_marchenko_pastur_is_the_constant_preprocessing():
     one = lambda y: np.ones_like(y)  # noqa: E731
     for delta in [0.5, 2.0, 4.0]:
-        lo, hi = TH.marchenko_pastur_edges(delta)
+        lo, hi = rmt.marchenko_pastur_edges(delta)
         # T = 1 has E[T He2] = 0: no outlier, the top eigenvalue is the MP edge
         rho2, top = TH.spectral_overlap(one, delta)
         assert rho2 == 0.0
         assert top == pytest.approx(hi, abs=1e-7)
         assert TH.bulk_edge(one, delta) == pytest.approx(hi, abs=1e-7)
     x = np.linspace(0.05, 3.0, 60)
-    np.testing.assert_allclose(TH.bulk_density(x, one, 2.0), TH.marchenko_pastur_density(x, 2.0),
+    np.testing.assert_allclose(TH.bulk_density(x, one, 2.0), rmt.marchenko_pastur_density(x, 2.0),
                                atol=1e-4)
-    mass = np.trapezoid(TH.marchenko_pastur_density(np.linspace(1e-6, 3, 20001), 2.0),
+    mass = np.trapezoid(rmt.marchenko_pastur_density(np.linspace(1e-6, 3, 20001), 2.0),
                         np.linspace(1e-6, 3, 20001))
     assert mass == pytest.approx(1.0, abs=1e-3)
 
@@ -37,7 +38,7 @@ def test_bulk_density_removes_the_atom_at_zero():
     x = np.array([0.0, 1e-12, 1.0])
     dens = TH.bulk_density(x, one, 0.5)
     assert dens[0] < 1.0 and dens[1] < 1.0
-    assert dens[2] == pytest.approx(TH.marchenko_pastur_density(1.0, 0.5), abs=1e-5)
+    assert dens[2] == pytest.approx(rmt.marchenko_pastur_density(1.0, 0.5), abs=1e-5)
 
 
 def test_thresholds_known_values():
@@ -162,7 +163,7 @@ def test_other_links():
         lambda: TH.spectral_threshold(LAL, tol=0.0),
         lambda: TH.bulk_density([1.0], LAL, 2.0, eta=0.0),
         lambda: TH.bulk_density([1.0], lambda y: y, 2.0),
-        lambda: TH.marchenko_pastur_density([1.0], 0.0),
+        lambda: rmt.marchenko_pastur_density([1.0], 0.0),
     ],
 )
 def test_theory_bad_input(call):

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from lecnotes.estimators import first_moment, overlap
+from lecnotes.first_moment import first_moment
+from lecnotes.first_moment_theory import first_moment_moments, first_moment_overlap
+from lecnotes.overlaps import overlap
 from lecnotes.targets import single_index
-from lecnotes.theory import first_moment_moments, first_moment_overlap
 
 CHAPTERS = (3,)  # the chapters whose code these tests cover: make chapter CH=N
 

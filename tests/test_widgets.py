@@ -10,8 +10,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from lecnotes import preprocessing as PP
 from lecnotes import spectral as S  # noqa: E402
-from lecnotes import theory as TH  # noqa: E402
+from lecnotes import spectral_theory as TH  # noqa: E402
 from lecnotes import widgets as W  # noqa: E402
 
 CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N
@@ -38,7 +39,7 @@ def test_state_for_unbounded_and_family_preprocessings():
     assert not raw.bounded and math.isnan(raw.theory_rho2) and raw.threshold == math.inf
     assert raw.density.size == 0
     mm = W.spectral_explorer_state(2.0, "mondelli-montanari", d=60)
-    assert mm.theory_rho2 == pytest.approx(TH.spectral_overlap(S.mondelli_montanari(2.0), 2.0)[0])
+    assert mm.theory_rho2 == pytest.approx(TH.spectral_overlap(PP.mondelli_montanari(2.0), 2.0)[0])
 
 
 def test_figure_has_spectrum_and_overlap_panels():

@@ -35,6 +35,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy
+
+from . import __version__  # the package root; no cycle (it imports no module)
+
 __all__ = [
     "Claim",
     "ClaimError",
@@ -163,20 +167,12 @@ def provenance() -> dict:
     ``executor`` is ``$LECNOTES_EXECUTOR`` (``nbval`` or ``tools/execute.py`` when the book
     renders their execution), ``jupyter-book`` otherwise.
     """
-    from lecnotes import __version__  # the package root; no cycle (it imports no module)
-
-    try:
-        import numpy
-
-        numpy_version = numpy.__version__
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        numpy_version = None
     return {
         "lecnotes": __version__,
         "digest": package_digest(),
         "executed": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "python": platform.python_version(),
-        "numpy": numpy_version,
+        "numpy": numpy.__version__,
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")
         or os.environ.get("OMP_NUM_THREADS"),
         "executor": os.environ.get("LECNOTES_EXECUTOR", "jupyter-book"),

@@ -13,10 +13,17 @@ stub the student completes.
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .exponents import gen4_interval
+from .hermite import gaussian_expectation
+from .hermite_tensors import he4_partial_trace
+from .kernels import relu_ntk
+from .targets import get_link
 
 __all__ = [
     "Report",
@@ -104,8 +111,6 @@ def _diagnose_ratio(ratio: float, d: int | None = None) -> str | None:
 # Chapter 0: the noise level of the first-moment estimator
 # ---------------------------------------------------------------------------------------
 def _ref_noise_level(link, d):
-    from .hermite import gaussian_expectation
-    from .targets import get_link
 
     f = get_link(link)
     bp = getattr(f, "breakpoints", ())
@@ -144,7 +149,6 @@ def check_noise_level(func: Callable) -> Report:
 # Chapter 3: the optimal first-moment preprocessing for the noisy sign
 # ---------------------------------------------------------------------------------------
 def _ref_optimal_q(tau):
-    from .hermite import gaussian_expectation
 
     return float(2 / np.pi * gaussian_expectation(lambda z: np.tanh((1 + tau * z) / tau**2)
                                                   ** 2))
@@ -194,7 +198,6 @@ CHECKS = {"ex-ch0-noise-level": check_noise_level, "ex-ch3-coding": check_optima
 def check_relu_ntk(func: Callable) -> Report:
     r"""Exercise ``ex-ch1-ntk``: ``func(X, Z)`` returns the infinite-width ReLU NTK matrix
     :math:`\frac1{2d}k_1 + \frac12\langle x,z\rangle k_0` (shape ``(n_X, n_Z)``)."""
-    from .kernels import relu_ntk
 
     rng = np.random.default_rng()
     d = int(rng.integers(5, 40))
@@ -247,7 +250,6 @@ CHECKS["ex-ch1-ntk"] = check_relu_ntk
 def check_gen4_partner(func: Callable) -> Report:
     r"""Exercise ``ex-ch2-partner``: ``func(a)`` returns the :math:`b>1` with
     :math:`a e^{-a^2/2} = b e^{-b^2/2}`, for :math:`0<a<1`."""
-    from .exponents import gen4_interval
 
     rng = np.random.default_rng()
     alist = np.sort(rng.uniform(0.05, 0.95, size=5))
@@ -450,9 +452,7 @@ def check_partial_trace_matvec(func: Callable) -> Report:
     :math:`M=\frac1n\sum_it_i\sum_j\mathrm{He}_4(x_i)_{\cdot\cdot jj}`, without forming
     :math:`M` (the last instance has ``d = 2500``: a dense ``d x d`` matrix is detected by its
     memory)."""
-    import tracemalloc
 
-    from .hermite import he4_partial_trace
 
     rng = np.random.default_rng()
     problems = []

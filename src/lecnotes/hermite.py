@@ -28,14 +28,15 @@ __all__ = [
     "hermite_polys",
     "he",
     "h",
+    "as_callable",
+    "eval_vectorised",
+    "panel_rule",
     "gaussian_expectation",
     "hermite_coefficients",
-    "hermite_tensor",
-    "he4_partial_trace",
-    "he_partial_trace",
-    "he3_vector_contraction",
-    "he3_unfolding_gram",
+    "gauss_hermite",
+    "split_gaussian_rule",
 ]
+
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
@@ -86,19 +87,16 @@ def h(k: int, x) -> np.ndarray:
     return hermite_polys(x, k, normalized=True)[k]
 
 
-# ---------------------------------------------------------------------------------------
-# Gaussian expectations by adaptive Gauss-Legendre quadrature
-# ---------------------------------------------------------------------------------------
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
-def _as_callable(f, name="f") -> Callable:
+def as_callable(f, name="f") -> Callable:
     if not callable(f):
         raise ValueError(f"{name} must be a callable (vectorised in its argument), got {f!r}")
     return f
 
 
-def _eval_vectorised(f: Callable, x: np.ndarray) -> np.ndarray:
+def eval_vectorised(f: Callable, x: np.ndarray) -> np.ndarray:
     """Evaluate ``f`` on a 1-d array, returning shape (m,) + value shape; checks finiteness."""
     val = np.asarray(f(x), dtype=float)
     if val.shape[: 1] != x.shape:
@@ -114,7 +112,7 @@ def _eval_vectorised(f: Callable, x: np.ndarray) -> np.ndarray:
     return val
 
 
-def _panel_rule(a: np.ndarray, b: np.ndarray):
+def panel_rule(a: np.ndarray, b: np.ndarray):
     """Gauss-Legendre nodes and weights on many panels [a_i, b_i] (arrays of equal length)."""
     half = 0.5 * (b - a)
     mid = 0.5 * (b + a)
@@ -153,7 +151,7 @@ def gaussian_expectation(
     -------
     ndarray (0-d for a scalar function) holding the expectation.
     """
-    f = _as_callable(f)
+    f = as_callable(f)
     cutoff = V.positive_float(cutoff, "cutoff")
     tol = V.positive_float(tol, "tol")
     max_depth = V.positive_int(max_depth, "max_depth", minimum=1)
@@ -171,9 +169,9 @@ def gaussian_expectation(
     length = 2.0 * cutoff
 
     def integrate(a, b):
-        nodes, weights = _panel_rule(a, b)
+        nodes, weights = panel_rule(a, b)
         flat = nodes.ravel()
-        vals = _eval_vectorised(f, flat)
+        vals = eval_vectorised(f, flat)
         dens = np.exp(-0.5 * flat**2) / _SQRT_2PI
         vals = (vals * dens.reshape((-1,) + (1,) * (vals.ndim - 1))).reshape(
             nodes.shape + vals.shape[1:]
@@ -220,8 +218,9 @@ def hermite_coefficients(
 
     Parameters
     ----------
-    f : callable or str
-        Vectorised link, or a name from :data:`lecnotes.targets.LINKS`.
+    f : callable
+        Vectorised function, for instance a :class:`lecnotes.targets.Link` such as
+        ``LINKS["relu"]`` (whose ``breakpoints`` are then used).
     kmax : int
         Highest degree, ``>= 0``.
     normalized : bool
@@ -233,222 +232,31 @@ def hermite_coefficients(
     -------
     ndarray of shape ``(kmax + 1,)``.
     """
-    from .targets import get_link  # local import: targets imports this module
 
-    link = get_link(f)
+    link = as_callable(f)
     kmax = V.positive_int(kmax, "kmax", minimum=0)
     if breakpoints is None:
         breakpoints = getattr(link, "breakpoints", ())
 
     def integrand(g):
-        return _eval_vectorised(link, g)[:, None] * hermite_polys(g, kmax, normalized).T
+        return eval_vectorised(link, g)[:, None] * hermite_polys(g, kmax, normalized).T
 
     return gaussian_expectation(integrand, breakpoints=breakpoints)
 
 
-# ---------------------------------------------------------------------------------------
-# Hermite tensors (chapter 5)
-# ---------------------------------------------------------------------------------------
-def hermite_tensor(x, k: int) -> np.ndarray:
-    r"""The explicit Hermite tensor :math:`\mathrm{He}_k(x)\in(\mathbb R^d)^{\otimes k}`.
-
-    Chapter 5, eq. (Hermite tensor recursion):
-    :math:`\mathrm{He}_{k+1}(x)_{i_0\dots i_k} = x_{i_0}\mathrm{He}_k(x)_{i_1\dots i_k} -
-    \sum_{j=1}^{k}\delta_{i_0 i_j}\mathrm{He}_{k-1}(x)_{i_1\dots\hat{i_j}\dots i_k}`,
-    so that :math:`\langle \mathrm{He}_k(x), w^{\otimes k}\rangle =
-    \mathrm{He}_k(\langle w,x\rangle)` for unit ``w``. It has ``d**k`` entries: use it for
-    teaching and tests with small ``d`` only; :func:`he4_partial_trace`
-    contracts without forming it.
-
-    Parameters
-    ----------
-    x : array_like, shape (d,)
-    k : int, 0 <= k <= 6
-
-    Returns
-    -------
-    ndarray of shape ``(d,) * k``.
-    """
-    x = V.finite_array(x, "x", ndim=1)
-    k = V.positive_int(k, "k", minimum=0)
-    d = x.shape[0]
-    if d < 1:
-        raise ValueError("x must have at least one entry")
-    if k > 6 or d**k > 5_000_000:
-        raise ValueError(
-            f"hermite_tensor forms d**k = {d}**{k} entries; it is meant for small d and k <= 6"
-        )
-    eye = np.eye(d)
-    prev, cur = np.ones(()), x.copy()
-    if k == 0:
-        return prev
-    for m in range(1, k):
-        # He_{m+1}[i0, i1..im] = x[i0] He_m[i1..im] - sum_j delta[i0, ij] He_{m-1}[rest]
-        new = np.multiply.outer(x, cur)
-        for j in range(m):
-            term = np.multiply.outer(eye, prev)  # indices (i0, ij, rest...)
-            term = np.moveaxis(term, 1, j + 1)
-            new = new - term
-        prev, cur = cur, new
-    return cur
+_GH_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def he4_partial_trace(X, weights, v) -> np.ndarray:
-    r"""Matrix-vector product with the partial trace of the degree-4 Hermite tensor (chapter 5).
-
-    For :math:`M = \frac1n\sum_i T_i \sum_j \mathrm{He}_4(x_i)_{\cdot\cdot jj}` the identity
-    :math:`\sum_j \mathrm{He}_4(x)_{abjj} = (\|x\|^2 - d - 4)x_ax_b - (\|x\|^2-d-2)\delta_{ab}`
-    (chapter 5, eq. (partial trace)) gives
-
-    .. math:: Mv = \frac1n X^\top\big(T\odot(\|x_i\|^2-d-4)\odot Xv\big)
-                   - \Big(\frac1n\sum_i T_i(\|x_i\|^2-d-2)\Big)v,
-
-    two matrix-vector products, O(nd) time and memory, no :math:`d^4` array.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d)
-    weights : array_like, shape (n,)
-        The preprocessed labels :math:`T(y_i)`.
-    v : array_like, shape (d,) or (d, r)
-
-    Returns
-    -------
-    ndarray shaped like ``v``.
-    """
-    X, weights = V.data_pair(X, weights)
-    v = V.finite_array(v, "v")
-    n, d = X.shape
-    if v.shape[0] != d or v.ndim not in (1, 2):
-        raise ValueError(f"v must have shape ({d},) or ({d}, r), got {v.shape}")
-    sq = np.einsum("ij,ij->i", X, X)
-    a = weights * (sq - d - 4.0) / n
-    c = np.sum(weights * (sq - d - 2.0)) / n
-    Xv = X @ v
-    return X.T @ (a[:, None] * Xv if v.ndim == 2 else a * Xv) - c * v
+def gauss_hermite(m: int):
+    if m not in _GH_CACHE:
+        x, w = np.polynomial.hermite_e.hermegauss(m)
+        _GH_CACHE[m] = (x, w / math.sqrt(2 * math.pi))
+    return _GH_CACHE[m]
 
 
-def _check_vector(v, d):
-    v = V.finite_array(v, "v")
-    if v.ndim not in (1, 2) or v.shape[0] != d:
-        raise ValueError(f"v must have shape ({d},) or ({d}, r), got {v.shape}")
-    return v
-
-
-def he_partial_trace(X, weights, v, k: int = 4) -> np.ndarray:
-    r"""Product with the partial trace :math:`M_k` of the empirical Hermite tensor (chapter 5).
-
-    Chapter 5, eq. (M_k): :math:`M_k=\frac1n\sum_iT_i\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`,
-    the degree-``k`` Hermite tensor with :math:`(k-2)/2` pairs of indices traced out, so that
-    :math:`\mathbb E[M_k]=\mathbb E[T(Y)\mathrm{He}_k(G)]\,w_\star w_\star^\top`. For
-    ``k = 2`` nothing is traced, :math:`\mathrm{He}_2(x)=xx^\top-I` and
-    :math:`M_2v=\frac1nX^\top(T\odot Xv)-\bar T v`; for ``k = 4`` see
-    :func:`he4_partial_trace`. Two products with ``X``: O(nd) time and memory, no
-    :math:`d^k` array.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d)
-    weights : array_like, shape (n,)
-        The preprocessed labels :math:`T(y_i)`.
-    v : array_like, shape (d,) or (d, r)
-    k : {2, 4}
-        Even degree. (Odd degrees contract to a vector or are unfolded: see
-        :func:`he3_vector_contraction` and :func:`he3_unfolding_gram`.)
-
-    Returns
-    -------
-    ndarray shaped like ``v``.
-    """
-    k = V.positive_int(k, "k")
-    if k not in (2, 4):
-        raise ValueError(f"k must be 2 or 4 (even degrees implemented), got {k}")
-    if k == 4:
-        return he4_partial_trace(X, weights, v)
-    X, weights = V.data_pair(X, weights)
-    n, d = X.shape
-    v = _check_vector(v, d)
-    Xv = X @ v
-    a = weights / n
-    return X.T @ (a[:, None] * Xv if v.ndim == 2 else a * Xv) - float(np.mean(weights)) * v
-
-
-def he3_vector_contraction(X, weights) -> np.ndarray:
-    r"""The degree-3 Hermite tensor traced down to a vector (chapter 5, eq. (vector trace)).
-
-    :math:`\sum_j\mathrm{He}_3(x)_{ajj}=(\|x\|^2-d-2)\,x_a`, so
-
-    .. math:: v=\frac1n\sum_iT_i\,\mathrm{He}_3(x_i)[I]=\frac1n\sum_iT_i(\|x_i\|^2-d-2)\,x_i,
-
-    whose mean is :math:`\mathbb E[T(Y)\mathrm{He}_3(G)]\,w_\star`. O(nd).
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d)
-    weights : array_like, shape (n,)
-
-    Returns
-    -------
-    ndarray, shape (d,)
-    """
-    X, weights = V.data_pair(X, weights)
-    n, d = X.shape
-    sq = np.einsum("ij,ij->i", X, X)
-    return X.T @ (weights * (sq - d - 2.0)) / n
-
-
-def he3_unfolding_gram(X, weights, diagonal: bool = False, block: int = 2048) -> np.ndarray:
-    r"""Gram matrix of the :math:`d\times d^2` unfolding of the empirical degree-3 tensor.
-
-    Chapter 5, eq. (unfolding). With :math:`\hat{\mathcal T}=\frac1n\sum_iT_i\mathrm{He}_3(x_i)`
-    and :math:`\hat{\mathcal T}_{(1)}` its unfolding into a :math:`d\times d^2` matrix, returns
-    :math:`U=\frac1{n^2}\sum_{i\neq j}T_iT_j\,A(x_i,x_j)` (the terms ``i = j`` are dropped
-    unless ``diagonal``), where
-    :math:`A(u,v)_{ab}=\sum_{c,e}\mathrm{He}_3(u)_{ace}\mathrm{He}_3(v)_{bce}`, that is
-
-    .. math:: A(u,v)=\big(\langle u,v\rangle^2-\|u\|^2-\|v\|^2+d+4\big)uv^\top+2vu^\top
-              -2\langle u,v\rangle(uu^\top+vv^\top)+2\langle u,v\rangle I .
-
-    With ``diagonal=True`` it is :math:`\hat{\mathcal T}_{(1)}\hat{\mathcal T}_{(1)}^\top`.
-    Its mean (without the diagonal) is :math:`\frac{n-1}n\lambda_3^2w_\star w_\star^\top`,
-    :math:`\lambda_3=\mathbb E[T(Y)\mathrm{He}_3(G)]`. Computed through the kernel
-    :math:`K=XX^\top` in blocks of rows: O(n^2 d) time, O(block n + d^2) memory, and no
-    :math:`d^3` array.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d)
-    weights : array_like, shape (n,)
-    diagonal : bool
-        Keep the terms ``i = j`` (they add a large, nearly isotropic bias).
-    block : int
-        Rows of the kernel held at once.
-
-    Returns
-    -------
-    ndarray, shape (d, d), symmetric.
-    """
-    X, t = V.data_pair(X, weights)
-    block = V.positive_int(block, "block")
-    n, d = X.shape
-    sq = np.einsum("ij,ij->i", X, X)
-    m = X.T @ t
-    S = np.zeros((d, d))  # X^T [ (t t^T) o (K^2 - s_i - s_j + d + 4) ] X
-    kt = np.empty(n)  # (K t)_i
-    for s0 in range(0, n, block):
-        K = X[s0: s0 + block] @ X.T  # (b, n)
-        kt[s0: s0 + block] = K @ t
-        C = K * K
-        C -= sq[s0: s0 + block, None]
-        C -= sq[None, :]
-        C += d + 4.0
-        C *= t[s0: s0 + block, None] * t[None, :]
-        S += X[s0: s0 + block].T @ (C @ X)
-    U = S + 2.0 * np.outer(m, m)
-    U -= 4.0 * (X.T @ ((t * kt)[:, None] * X))
-    U += 2.0 * float(m @ m) * np.eye(d)
-    if not diagonal:  # A(u, u) = (s^2 - 6 s + d + 6) u u^T + 2 s I
-        U -= X.T @ ((t * t * (sq * sq - 6.0 * sq + d + 6.0))[:, None] * X)
-        U -= 2.0 * float(np.sum(t * t * sq)) * np.eye(d)
-    U /= n * n
-    return 0.5 * (U + U.T)
+def split_gaussian_rule(m: int = 160, cutoff: float = 9.0):
+    """Gauss-Legendre on [-cutoff, 0] and [0, cutoff] with the Gaussian density (kink at 0)."""
+    x, w = np.polynomial.legendre.leggauss(m)
+    xs = np.concatenate([(x - 1) * cutoff / 2, (x + 1) * cutoff / 2])
+    ws = np.concatenate([w, w]) * cutoff / 2 * np.exp(-0.5 * xs**2) / math.sqrt(2 * math.pi)
+    return xs, ws

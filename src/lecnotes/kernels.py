@@ -22,7 +22,9 @@ import numpy as np
 import scipy.linalg as sla
 
 from . import _validate as V
+from .hermite import hermite_polys
 from .networks import features
+from .targets import get_link
 
 __all__ = [
     "arccos_kernel",
@@ -33,11 +35,11 @@ __all__ = [
     "kernel_ridge_path",
     "rkhs_norm",
     "kernel_gradient_descent",
-    "kernel_gd_steps_to_loss",
     "rademacher_rkhs",
     "rademacher_rkhs_bound",
     "kernel_ridge_at_loss",
     "single_index_risk",
+    "kernel_gd_steps_to_loss",
 ]
 
 
@@ -399,8 +401,6 @@ def single_index_risk(predict, w_star, link, *, n_perp: int = 200, n_quad: int =
     coefs : ndarray (kmax + 1,)
         :math:`c_0,\dots,c_{k_{\max}}` (normalised Hermite basis).
     """
-    from .hermite import hermite_polys
-    from .targets import get_link
 
     if not callable(predict):
         raise ValueError("predict must be a callable of an (N, d) array")

@@ -13,12 +13,14 @@ objects, which also carry their points of non-smoothness (used by the quadrature
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _validate as V
+from .hermite import gaussian_expectation, he
 
 __all__ = [
     "Link",
@@ -30,6 +32,9 @@ __all__ = [
     "single_index",
     "multi_index",
     "staircase",
+    "HE3",
+    "two_direction_link",
+    "link_moments",
 ]
 
 
@@ -62,7 +67,6 @@ class Link:
 
 
 def _he(k: int) -> Callable[[np.ndarray], np.ndarray]:
-    from .hermite import he
 
     return lambda u: he(k, u)
 
@@ -260,3 +264,40 @@ LINKS["gen4"] = Link(
     r"\mathbb{1}\{a<|u|<b\}",
     (-2.131777344456144, -0.2254, 0.2254, 2.131777344456144),
 )
+
+
+def _he3_normalised(u):
+    u = np.asarray(u, dtype=float)
+    return (u**3 - 3 * u) / math.sqrt(6.0)
+
+
+HE3 = Link("he3-normalised", _he3_normalised, r"\mathrm{He}_3(u)/\sqrt6")
+r"""The link :math:`\mathrm{He}_3(u)/\sqrt6` (unit variance; information exponent 3, generative
+exponent 1): the target of the reuse experiments of chapter 7."""
+
+
+def two_direction_link(Z) -> np.ndarray:
+    r""":math:`g(z) = (z_1+\mathrm{He}_3(z_2)/\sqrt6)/\sqrt2` (chapter 7).
+
+    One direction with information exponent 1 and one with information exponent 3
+    (generative exponent 1); unit variance. Use with :func:`lecnotes.targets.multi_index`
+    (``k = 2``).
+    """
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or Z.shape[1] < 2:
+        raise ValueError(f"two_direction_link needs Z of shape (n, >= 2), got {Z.shape}")
+    z1, z2 = Z[:, 0], Z[:, 1]
+    return (z1 + (z2**3 - 3 * z2) / math.sqrt(6.0)) / math.sqrt(2.0)
+
+
+def link_moments(link):
+
+    phi = get_link(link)
+    bp = getattr(phi, "breakpoints", ())
+    vals = gaussian_expectation(
+        lambda g: np.stack([phi(g), phi(g) * g, phi(g) * (g * g - 1) / math.sqrt(2),
+                            phi(g) ** 2, (phi(g) * g) ** 2], axis=1),
+        breakpoints=bp,
+    )
+    mean, c1, c2, ey2, ey2g2 = (float(v) for v in vals)
+    return mean, c1, c2, ey2, ey2g2

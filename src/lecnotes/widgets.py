@@ -22,10 +22,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg as sla
 
 from . import _validate as V
-from . import spectral as S
-from . import theory as TH
+from . import preprocessing as PP
+from . import spectral_theory as TH
+from .linalg import weighted_gram
 
 __all__ = [
     "SPECTRAL_EXPLORER_DEFAULTS",
@@ -44,7 +46,8 @@ SPECTRAL_EXPLORER_PREPROCESSINGS = (
     "luo-alghamdi-lu",
     "raw",
 )
-"""The choices of the preprocessing control (names of :data:`lecnotes.spectral.PREPROCESSINGS`)."""
+"""The choices of the preprocessing control (names of
+:data:`lecnotes.preprocessing.PREPROCESSINGS`)."""
 
 SPECTRAL_EXPLORER_DELTAS = (0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 """The values of the sample-ratio control."""
@@ -124,7 +127,7 @@ def _data(d: int, seed: int, n_max: int):
 
 @functools.lru_cache(maxsize=64)
 def _theory(preprocessing: str, delta: float):
-    T = S.get_preprocessing(preprocessing)
+    T = PP.get_preprocessing(preprocessing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TH.NoProportionalThresholdWarning)
         rho2, top = TH.spectral_overlap(T, delta)
@@ -137,7 +140,7 @@ def _theory(preprocessing: str, delta: float):
 def _curve(preprocessing: str):
     if preprocessing == "raw":
         return _CURVE_DELTAS, np.zeros_like(_CURVE_DELTAS), math.inf
-    T = S.get_preprocessing(preprocessing)
+    T = PP.get_preprocessing(preprocessing)
     ds = _CURVE_DELTAS[_CURVE_DELTAS > 0.5] if preprocessing == "mondelli-montanari" else (
         _CURVE_DELTAS
     )
@@ -148,7 +151,7 @@ def _curve(preprocessing: str):
 @functools.lru_cache(maxsize=32)
 def _density(preprocessing: str, delta: float, lo: float, hi: float):
     x = np.linspace(lo, hi, 161)
-    T = S.get_preprocessing(preprocessing)
+    T = PP.get_preprocessing(preprocessing)
     return x, TH.bulk_density(x, T, delta)
 
 
@@ -180,12 +183,10 @@ def spectral_explorer_state(
     n_max = int(math.ceil(max(8.0, delta) * d))
     X, y = _data(d, seed, n_max)
     n = max(1, int(round(delta * d)))
-    T = S.get_preprocessing(preprocessing)
-    T = T.at(n / d) if isinstance(T, S.PreprocessingFamily) else T
+    T = PP.get_preprocessing(preprocessing)
+    T = T.at(n / d) if isinstance(T, PP.PreprocessingFamily) else T
     t = T(y[:n])
-    D = S._dense(X[:n], t)
-    import scipy.linalg as sla
-
+    D = weighted_gram(X[:n], t)
     ev, vec = sla.eigh(D)
     rho2 = float(vec[0, -1] ** 2)
     theory_rho2, theory_top, edge = _theory(preprocessing, float(delta))

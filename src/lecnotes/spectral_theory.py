@@ -1,17 +1,11 @@
-r"""Closed forms and fixed-point equations of the book (chapters 3-5).
+r"""Closed forms of chapter 4: exact asymptotics of spectral estimators and their thresholds.
 
-The module is organised in sections, one per family of results; each section names the
-chapter and the equations it implements.
-
-* **First moments** (chapter 3). The limit of the overlap of the first-moment estimator
-  :math:`\frac1n\sum_iT(y_i)x_i` for any preprocessing and label noise:
-  :func:`first_moment_moments`, :func:`first_moment_overlap`.
-* **Second moments: spectral estimators** (chapter 4). The exact asymptotics of the top
-  eigenpair of :math:`D_T=\frac1n\sum_i T(y_i)x_ix_i^\top` (Lu & Li; Mondelli & Montanari):
-  :func:`spectral_overlap`, :func:`spectral_threshold`, :func:`spectral_functions`,
-  the limiting bulk (a generalised Marchenko-Pastur law) :func:`bulk_density`,
-  :func:`bulk_edge`, the plain Marchenko-Pastur law :func:`marchenko_pastur_density`, and the
-  optimal threshold over all preprocessings :func:`weak_recovery_threshold`.
+The exact asymptotics of the top eigenpair of :math:`D_T=\frac1n\sum_i T(y_i)x_ix_i^\top`
+(Lu & Li; Mondelli & Montanari): :func:`spectral_overlap`, :func:`spectral_threshold`,
+:func:`spectral_functions`, the limiting bulk (a generalised Marchenko-Pastur law)
+:func:`bulk_density`, :func:`bulk_edge`, the mean matrix :func:`mean_matrix_coefficients`, and
+the optimal threshold over all preprocessings :func:`weak_recovery_threshold`. The plain
+Marchenko-Pastur law is :func:`lecnotes.rmt.marchenko_pastur_density`.
 
 Conventions (book, *Notation*): :math:`x_i\sim N(0,I_d)`, :math:`\|w_\star\|=1`,
 :math:`\delta=n/d`, :math:`G\sim N(0,1)`, :math:`Y=\varphi(G)` (noiseless labels). Every
@@ -40,19 +34,22 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
 from . import _validate as V
-from .hermite import gaussian_expectation
-from .targets import get_link
+from .conditional_hermite import conditional_hermite_norms
+from .preprocessing import (
+    G_CUTOFF,
+    LabelLaw,
+    get_preprocessing,
+    is_family,
+    resolve_preprocessing,
+)
 
 __all__ = [
-    "first_moment_moments",
-    "first_moment_overlap",
     "NoProportionalThresholdWarning",
     "SpectralFunctions",
     "spectral_functions",
@@ -60,122 +57,13 @@ __all__ = [
     "spectral_threshold",
     "bulk_edge",
     "bulk_density",
-    "marchenko_pastur_density",
-    "marchenko_pastur_edges",
-    "weak_recovery_threshold",
     "mean_matrix_coefficients",
+    "weak_recovery_threshold",
 ]
 
 
-# =======================================================================================
-# Section: first moments - the first-moment estimator (chapter 3)
-# =======================================================================================
-def _label_expectation(f_of_g_and_y, link, noise):
-    r""":math:`\mathbb E[F(G, Y)]` for :math:`Y = \varphi(G) + \tau Z`, by quadrature (chapter 3).
-
-    ``f_of_g_and_y(g, y)`` is vectorised and may return trailing axes. Noiseless: one adaptive
-    quadrature over :math:`G` (jumps of :math:`T\circ\varphi` are located by bisection). Noisy:
-    adaptive quadrature over :math:`Z` of a function evaluated on a fixed Gauss-Legendre grid
-    in :math:`G` (after averaging over the noise the integrand is smooth in :math:`G`).
-    """
-    phi = get_link(link)
-    if noise == 0:
-        return gaussian_expectation(
-            lambda g: f_of_g_and_y(g, np.asarray(phi(g), dtype=float)),
-            breakpoints=getattr(phi, "breakpoints", ()),
-        )
-    cuts = np.linspace(-12.0, 12.0, 97)
-    nodes, weights = np.polynomial.legendre.leggauss(24)
-    half = 0.5 * np.diff(cuts)
-    mids = 0.5 * (cuts[1:] + cuts[:-1])
-    g = (mids[:, None] + half[:, None] * nodes[None, :]).ravel()
-    wg = (half[:, None] * weights[None, :]).ravel() * np.exp(-0.5 * g**2) / np.sqrt(2 * np.pi)
-    phig = np.asarray(phi(g), dtype=float)
-
-    def over_z(z):  # z: (m,) -> (m, ...) integrated against the G-grid
-        vals = f_of_g_and_y(g[None, :], phig[None, :] + noise * z[:, None])
-        return np.tensordot(vals, wg, axes=([1], [0])) if vals.ndim == 2 else np.einsum(
-            "mg...,g->m...", vals, wg
-        )
-
-    return gaussian_expectation(over_z, cutoff=9.0, tol=1e-10)
 
 
-def first_moment_moments(link, T=None, noise: float = 0.0):
-    r"""The two numbers behind the first-moment overlap (chapter 3, eq. (overlap)).
-
-    Returns :math:`(\mu, m_2) = (\mathbb E[T(Y)G], \mathbb E[T(Y)^2])` for
-    :math:`Y = \varphi(G) + \tau Z`. With ``T=None`` the optimal preprocessing
-    :math:`T^\star(y) = \mathbb E[G\mid Y=y]` is used, for which :math:`\mu = m_2 = q =
-    \mathbb E[\mathbb E[G\mid Y]^2]` (computed by :mod:`lecnotes.exponents`).
-
-    Parameters
-    ----------
-    link : callable or str
-    T : callable or None
-        Vectorised preprocessing of the labels.
-    noise : float
-        Label-noise standard deviation :math:`\tau\ge0`.
-    """
-    from .exponents import conditional_hermite_norms
-
-    noise = V.nonneg_float(noise, "noise")
-    get_link(link)
-    if T is None:
-        q = float(conditional_hermite_norms(link, 1, noise)[0])
-        return q, q
-    if not callable(T):
-        raise ValueError(f"T must be a callable of the labels or None, got {T!r}")
-
-    def both(g, y):
-        t = np.asarray(T(y), dtype=float)
-        if t.shape != np.shape(y):
-            raise ValueError("T must be vectorised: T(y) must have the shape of y")
-        return np.stack([t * g, t * t], axis=-1)
-
-    mu, m2 = _label_expectation(both, link, noise)
-    return float(mu), float(m2)
-
-
-def first_moment_overlap(link, delta, T=None, noise: float = 0.0):
-    r"""Asymptotic squared overlap of the first-moment estimator (chapter 3, eq. (overlap)).
-
-    For :math:`v = \frac1n\sum_i T(y_i)x_i` with :math:`n, d\to\infty`, :math:`n/d\to\delta`:
-
-    .. math:: \rho^2 \to \frac{\delta\mu^2}{\delta\mu^2 + \mathbb E[T(Y)^2]},\qquad
-              \mu = \mathbb E[T(Y)G],
-
-    and with the optimal :math:`T = \mathbb E[G\mid Y]` (``T=None``)
-    :math:`\rho^2\to\delta q/(1+\delta q)`, :math:`q = \mathbb E[\mathbb E[G\mid Y]^2]`.
-    Computed by quadrature, not simulation.
-
-    Parameters
-    ----------
-    link : callable or str
-    delta : float or array_like
-        Sample ratio(s) :math:`n/d > 0`.
-    T : callable or None
-    noise : float
-
-    Returns
-    -------
-    float or ndarray shaped like ``delta``.
-    """
-    d = V.finite_array(delta, "delta")
-    if np.any(d <= 0):
-        raise ValueError("delta must be positive")
-    mu, m2 = first_moment_moments(link, T, noise)
-    if m2 == 0:
-        raise ValueError("E[T(Y)^2] = 0: the preprocessed labels vanish")
-    out = d * mu**2 / (d * mu**2 + m2)
-    return float(out) if out.ndim == 0 else out
-
-
-# =======================================================================================
-# Section: second moments - spectral estimators (chapter 4)
-# =======================================================================================
-_CUTOFF = 14.0  # the quadrature's truncation of the line (Gaussian mass outside < 1e-44)
-_FAR = 1.0e4  # how far out in g the supremum of T(phi(g)) is looked for
 _EPS_SUP = 1e-9  # lambda = sup T + _EPS_SUP * scale stands for lambda -> sup T
 
 
@@ -190,119 +78,8 @@ class NoProportionalThresholdWarning(UserWarning):
 
 def _as_preprocessing(T, delta=None):
     """Resolve ``T`` (name, callable, or a delta-dependent family) to a callable of y."""
-    from .spectral import resolve_preprocessing
 
     return resolve_preprocessing(T, delta)  # None means the raw labels
-
-
-def _is_family(T) -> bool:
-    from .spectral import _is_family as is_family
-
-    return is_family(T)
-
-
-def _g_breakpoints(phi: Callable, y_breaks: Sequence[float]) -> list[float]:
-    """Points g in [-cutoff, cutoff] with phi(g) equal to one of ``y_breaks`` (by bisection)."""
-    out: list[float] = []
-    if len(y_breaks) == 0:
-        return out
-    grid = np.linspace(-_CUTOFF, _CUTOFF, 28001)
-    vals = np.asarray(phi(grid), dtype=float)
-    for yb in y_breaks:
-        f = vals - yb
-        exact = np.nonzero(f == 0)[0]
-        out.extend(grid[exact].tolist())
-        idx = np.nonzero(f[:-1] * f[1:] < 0)[0]
-        for i in idx:
-            a, b = grid[i], grid[i + 1]
-            out.append(brentq(lambda g, yb=yb: float(phi(np.array([g]))[0]) - yb, a, b,
-                              xtol=1e-15))
-    return out
-
-
-class _Law:
-    """The law of :math:`(G, T(Y))` for ``Y = link(G)``: values, supremum, break points."""
-
-    def __init__(self, T: Callable, link, breakpoints: Sequence[float] = ()):
-        self.phi = get_link(link)
-        self.T = T
-        bp = list(getattr(self.phi, "breakpoints", ()))
-        bp += _g_breakpoints(self.phi, tuple(getattr(T, "breakpoints", ())))
-        bp += [float(b) for b in np.asarray(breakpoints, dtype=float).ravel()]
-        self.breakpoints = tuple(sorted(set(bp)))
-        # supremum of T(phi(g)) over the line, and whether it is finite
-        near = np.linspace(-_CUTOFF, _CUTOFF, 56001)
-        near = np.concatenate([near, np.asarray(self.breakpoints, float) + 1e-12,
-                               np.asarray(self.breakpoints, float) - 1e-12])
-        far = np.geomspace(_CUTOFF, _FAR, 2001)
-        far = np.concatenate([far, -far])
-        t_near = self.t(near, allow_inf=True)
-        t_far = self.t(far, allow_inf=True)
-        finite_near = t_near[np.isfinite(t_near)]
-        if finite_near.size == 0:
-            raise ValueError("T(y) is not finite anywhere on the support of Y")
-        if np.any(np.isposinf(t_near)):
-            self.sup, self.bounded = math.inf, False
-        else:
-            m_near = float(np.max(finite_near))
-            med = float(np.median(self.t(np.linspace(-0.6745, 0.6745, 101), allow_inf=True)))
-            scale = max(m_near - med, 1e-300)
-            m_far = float(np.max(np.where(np.isnan(t_far), -np.inf, t_far)))
-            self.bounded = not (m_far > m_near + 0.5 * scale)
-            self.sup = max(m_near, m_far) if self.bounded else math.inf
-        if self.bounded and not self.sup > 0:
-            raise ValueError(
-                f"sup T = {self.sup:.4g} <= 0: the preprocessed labels are never positive, so "
-                "D_T has no positive spike to find"
-            )
-        self.scale = max(abs(self.sup), 1e-300) if self.bounded else 1.0
-
-    def t(self, g, allow_inf=False):
-        y = np.asarray(self.phi(g), dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t = np.asarray(self.T(y), dtype=float)
-        if t.shape == ():
-            t = np.full(y.shape, float(t))
-        if t.shape != y.shape:
-            raise ValueError(f"T must be vectorised: T(y) has shape {t.shape}, y has {y.shape}")
-        if np.any(np.isnan(t)):
-            raise ValueError("T(y) returned NaN on the support of Y")
-        if not allow_inf and np.any(np.isposinf(t)):
-            raise ValueError("T(y) returned +inf on the support of Y")
-        return t
-
-    def expect(self, f: Callable) -> np.ndarray:
-        """E[f(T, G)] by adaptive quadrature in G with the break points of T(phi(G))."""
-
-        def integrand(g):
-            return f(self.t(g), g)
-
-        return gaussian_expectation(integrand, breakpoints=self.breakpoints, cutoff=_CUTOFF)
-
-    def moments(self, lam) -> np.ndarray:
-        r"""E[S], E[S^2], E[S G^2], E[S^2 G^2] for :math:`S=T/(\lambda-T)`, for each lambda.
-
-        Written as :math:`S = \lambda/(\lambda-T) - 1`, finite also where :math:`T=-\infty`.
-        Near :math:`\lambda=\sup T` the integrands are scaled by
-        :math:`w=\min(1,(\lambda-\sup T)/|\sup T|)` (so that they stay of order one and the
-        absolute tolerance of the quadrature is a relative one), and scaled back.
-        Returns an array of shape ``lam.shape + (4,)``.
-        """
-        lam = np.atleast_1d(np.asarray(lam, dtype=float))
-        if self.bounded:
-            w = np.minimum(1.0, (lam - self.sup) / self.scale)
-        else:
-            w = np.ones_like(lam)
-
-        def f(t, g):
-            with np.errstate(divide="ignore", over="ignore"):
-                s = lam[None, :] / (lam[None, :] - t[:, None]) - 1.0
-            s = s * w[None, :]
-            g2 = (g * g)[:, None]
-            return np.stack([s, s * s, s * g2, s * s * g2], axis=-1)
-
-        out = self.expect(f)
-        return out / np.stack([w, w * w, w, w * w], axis=-1)
 
 
 @dataclass(frozen=True)
@@ -368,11 +145,11 @@ class SpectralFunctions:
         return (-self._m(lam)[..., 3]).reshape(lam.shape)
 
 
-def _offsets(law: _Law, lo=1e-7, hi=1e8, num=61):
+def _offsets(law: LabelLaw, lo=1e-7, hi=1e8, num=61):
     return law.scale * np.geomspace(lo, hi, num)
 
 
-def _lambda_bar(law: _Law, delta: float) -> float:
+def _lambda_bar(law: LabelLaw, delta: float) -> float:
     """argmin of psi on (sup T, inf): root of E[S^2] = 1/delta, or sup T if psi increases."""
     s0 = law.sup
     eps = law.scale * _EPS_SUP
@@ -393,7 +170,7 @@ def _lambda_bar(law: _Law, delta: float) -> float:
     return s0 + math.exp(u)
 
 
-def _solve(law: _Law, delta: float) -> SpectralFunctions:
+def _solve(law: LabelLaw, delta: float) -> SpectralFunctions:
     s0 = law.sup
     lam_bar = _lambda_bar(law, delta)
     lb = lam_bar if lam_bar > s0 else s0 + law.scale * _EPS_SUP
@@ -459,7 +236,7 @@ def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> Spectra
         :func:`spectral_overlap`, which answers with the limit), or ``sup T <= 0``.
     """
     delta = V.positive_float(delta, "delta")
-    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         raise ValueError("T is unbounded above on the support of Y: no proportional threshold")
     return _solve(law, delta)
@@ -498,7 +275,7 @@ def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
         the overlap vanishes at every fixed ``delta``.
     """
     delta = V.positive_float(delta, "delta")
-    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         _warn_unbounded()
         return 0.0, math.inf
@@ -510,7 +287,7 @@ def _family_threshold(family, link, breakpoints, tol):
     lo = float(getattr(family, "delta_min", 0.0))
 
     def has_outlier(delta):
-        law = _Law(family.at(delta), link, breakpoints)
+        law = LabelLaw(family.at(delta), link, breakpoints)
         if not law.bounded:
             return False
         return _solve(law, delta).rho2 > 0
@@ -569,12 +346,11 @@ def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6
         :class:`NoProportionalThresholdWarning`).
     """
     tol = V.positive_float(tol, "tol")
-    if _is_family(T):
-        from .spectral import get_preprocessing
+    if is_family(T):
 
         family = get_preprocessing(T) if isinstance(T, str) else T
         return _family_threshold(family, link, breakpoints, tol)
-    law = _Law(_as_preprocessing(T), link, breakpoints)
+    law = LabelLaw(_as_preprocessing(T), link, breakpoints)
     if not law.bounded:
         _warn_unbounded()
         return math.inf
@@ -652,7 +428,7 @@ def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 
     x = V.finite_array(x, "x")
     shape = x.shape
     x = x.ravel()
-    law = _Law(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         raise ValueError("T is unbounded above on the support of Y: the bulk has no edge")
 
@@ -712,8 +488,8 @@ def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[fl
         (:math:`\mathbb E[1/G^2]=\infty`), detected as values below -1e12 on the quadrature
         grid; or ``T`` unbounded above.
     """
-    law = _Law(_as_preprocessing(T), link, breakpoints)
-    g = np.linspace(-_CUTOFF, _CUTOFF, 56001)
+    law = LabelLaw(_as_preprocessing(T), link, breakpoints)
+    g = np.linspace(-G_CUTOFF, G_CUTOFF, 56001)
     tg = law.t(g, allow_inf=True)
     if not law.bounded or not np.all(np.isfinite(tg)) or np.min(tg) < -1e12:
         raise ValueError(
@@ -722,33 +498,6 @@ def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[fl
         )
     m = law.expect(lambda t, g: np.stack([t, t * (g * g - 1.0)], axis=-1))
     return float(m[0]), float(m[1])
-
-
-def marchenko_pastur_edges(delta) -> tuple[float, float]:
-    r"""Edges :math:`(1\mp\delta^{-1/2})^2` of the Marchenko-Pastur law (chapter 4).
-
-    The limiting spectrum of :math:`\frac1n X^\top X`, :math:`X\in\mathbb R^{n\times d}`,
-    :math:`d/n\to1/\delta` (Marchenko & Pastur 1967).
-    """
-    delta = V.positive_float(delta, "delta")
-    r = 1 / math.sqrt(delta)
-    return (1 - r) ** 2, (1 + r) ** 2
-
-
-def marchenko_pastur_density(x, delta) -> np.ndarray:
-    r"""Density of the Marchenko-Pastur law of :math:`\frac1nX^\top X` with :math:`d/n=1/\delta`.
-
-    Chapter 4, eq. (MP):
-    :math:`\rho(x)=\frac{\delta\sqrt{(b-x)(x-a)}}{2\pi x}` on :math:`[a,b]`,
-    :math:`a,b=(1\mp\delta^{-1/2})^2`; for :math:`\delta<1` there is in addition an atom of
-    mass :math:`1-\delta` at 0 (not included).
-    """
-    delta = V.positive_float(delta, "delta")
-    x = V.finite_array(x, "x")
-    a, b = marchenko_pastur_edges(delta)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dens = delta * np.sqrt(np.clip((b - x) * (x - a), 0, None)) / (2 * np.pi * x)
-    return np.where((x > a) & (x < b), dens, 0.0)
 
 
 def weak_recovery_threshold(link="quadratic") -> float:
@@ -767,7 +516,6 @@ def weak_recovery_threshold(link="quadratic") -> float:
 
     Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`).
     """
-    from .exponents import conditional_hermite_norms
 
     q = float(conditional_hermite_norms(link, 2)[1])
     if q <= 1e-14:

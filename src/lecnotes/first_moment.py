@@ -1,4 +1,4 @@
-r"""First-moment estimators and overlaps (chapters 0 and 3).
+r"""Chapter 3, first-moment estimators: label preprocessing and one gradient step (also chapter 0).
 
 The first-moment (Stein) estimator with label preprocessing :math:`T` is
 :math:`v = \frac1n\sum_i T(y_i)x_i` (chapter 3, eq. (first moment)); its mean is
@@ -12,16 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validate as V
+from .activations import get_activation, loss_derivative
+from .overlaps import overlap
+from .targets import single_index
 
 __all__ = [
     "preprocess",
     "first_moment",
-    "overlap",
-    "subspace_overlap",
-    "LOSSES",
+    "simulate_first_moment_overlaps",
     "loss_preprocessing",
     "single_neuron_gradient",
-    "simulate_first_moment_overlaps",
 ]
 
 
@@ -71,40 +71,6 @@ def first_moment(X, y, T=None) -> np.ndarray:
     return v / nv
 
 
-def overlap(w_hat, w_star) -> float:
-    r"""Overlap :math:`\rho = |\langle\hat w,w_\star\rangle|/(\|\hat w\|\|w_\star\|)` in [0, 1].
-
-    Book, *Notation*. Sign-blind, since spectral estimators are defined up to sign.
-    """
-    w_hat = V.finite_array(w_hat, "w_hat", ndim=1)
-    w_star = V.finite_array(w_star, "w_star", ndim=1)
-    if w_hat.shape != w_star.shape:
-        raise ValueError(f"shapes differ: {w_hat.shape} vs {w_star.shape}")
-    nh, ns = np.linalg.norm(w_hat), np.linalg.norm(w_star)
-    if nh == 0 or ns == 0:
-        raise ValueError("overlap of a zero vector is undefined")
-    return float(abs(w_hat @ w_star) / (nh * ns))
-
-
-def subspace_overlap(W_hat, W_star) -> float:
-    r"""Subspace overlap :math:`\|P_{\hat W}W_\star^\top\|_F^2/k \in [0,1]` (chapters 0, 6).
-
-    ``W_hat`` (r, d) spans the estimated subspace (any rank), ``W_star`` (k, d) has orthonormal
-    rows. 1 means ``span(W_star)`` lies in ``span(W_hat)``; a random r-dimensional subspace
-    gives about ``r/d``.
-    """
-    W_hat = V.finite_array(W_hat, "W_hat", ndim=2)
-    W_star = V.finite_array(W_star, "W_star", ndim=2)
-    if W_hat.shape[1] != W_star.shape[1]:
-        raise ValueError(f"dimensions differ: {W_hat.shape[1]} vs {W_star.shape[1]}")
-    q, r = np.linalg.qr(W_hat.T)
-    rank = int(np.sum(np.abs(np.diag(r)) > 1e-10 * max(1.0, np.abs(r).max())))
-    if rank == 0:
-        raise ValueError("W_hat spans the zero subspace")
-    q = q[:, np.abs(np.diag(r)) > 1e-10 * max(1.0, np.abs(r).max())]
-    return float(np.sum((W_star @ q) ** 2) / W_star.shape[0])
-
-
 def simulate_first_moment_overlaps(
     link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, seed: int = 0
 ):
@@ -134,7 +100,6 @@ def simulate_first_moment_overlaps(
     dict of name -> ndarray of shape ``(len(dims), seeds, len(deltas))`` holding
     :math:`\rho^2`.
     """
-    from .targets import single_index
 
     dims = [V.positive_int(d, "d") for d in dims]
     deltas = V.finite_array(deltas, "deltas", ndim=1)
@@ -155,34 +120,6 @@ def simulate_first_moment_overlaps(
     return out
 
 
-# ---------------------------------------------------------------------------------------
-# One gradient step of a single neuron is a first-moment estimator (chapter 3)
-# ---------------------------------------------------------------------------------------
-def _huber_grad(y, f, c=1.0):
-    return -np.clip(y - f, -c, c)
-
-
-LOSSES = {
-    "square": lambda y, f: f - y,  # l = (y - f)^2 / 2
-    "correlation": lambda y, f: -y * np.ones_like(f),  # l = -y f
-    "huber": _huber_grad,  # l = Huber_1(y - f): quadratic below 1, linear above
-    "logistic": lambda y, f: -y / (1.0 + np.exp(y * f)),  # l = log(1 + exp(-y f))
-}
-r"""Derivatives :math:`\partial_f\ell(y, f)` of the losses used in the book (vectorised)."""
-
-
-def _loss_grad(loss):
-    if callable(loss):
-        return loss
-    try:
-        return LOSSES[loss]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"loss must be a name from LOSSES ({', '.join(LOSSES)}) or a callable dl/df(y, f), "
-            f"got {loss!r}"
-        ) from None
-
-
 def loss_preprocessing(loss="square", f0: float = 0.0):
     r"""The label preprocessing chosen by a loss: :math:`T(y) = -\partial_f\ell(y; f_0)`.
 
@@ -197,7 +134,7 @@ def loss_preprocessing(loss="square", f0: float = 0.0):
     f0 : float
         The output of the network at initialisation.
     """
-    g = _loss_grad(loss)
+    g = loss_derivative(loss)
     f0 = float(f0)
     return lambda y: -np.asarray(g(np.asarray(y, dtype=float), np.full(np.shape(y), f0)))
 
@@ -221,14 +158,13 @@ def single_neuron_gradient(X, y, w, activation="tanh", loss="square") -> np.ndar
     loss : str or callable
         See :data:`LOSSES`.
     """
-    from .networks import get_activation
 
     X, y = V.data_pair(X, y)
     w = V.finite_array(w, "w", ndim=1)
     if w.shape[0] != X.shape[1]:
         raise ValueError(f"w has {w.shape[0]} entries, X has {X.shape[1]} columns")
     act = get_activation(activation)
-    g = _loss_grad(loss)
+    g = loss_derivative(loss)
     u = X @ w
     weights = np.asarray(g(y, act.sigma(u)), dtype=float) * act.dsigma(u)
     return X.T @ weights / X.shape[0]

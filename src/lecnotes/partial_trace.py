@@ -1,0 +1,351 @@
+r"""Chapter 5, Hermite tensors and the partial trace: estimators beyond second moments.
+
+The partial trace of the empirical Hermite tensor (:func:`partial_trace_estimator`,
+matrix-free, ``k = 2, 4``, on the Lanczos engine :func:`lecnotes.linalg.top_eigenpair`), the
+odd-degree vector contraction and the degree-3 unfolding (:func:`vector_contraction_estimator`,
+:func:`unfolding_estimator`), and the sweeps over :math:`n/d^2` of the chapter
+(:func:`simulate_partial_trace`, :func:`simulate_overlaps`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from . import _validate as V
+from .hermite_tensors import he3_unfolding_gram, he3_vector_contraction, he_partial_trace
+from .linalg import (
+    DENSE_FALLBACK_MAX_D,
+    DENSE_MAX_D,
+    EigenInfo,
+    canonical_sign,
+    top_eigenpair,
+    weighted_gram,
+)
+from .preprocessing import is_family, label_weights
+from .targets import get_link
+
+__all__ = [
+    "partial_trace_matrix",
+    "partial_trace_estimator",
+    "vector_contraction_estimator",
+    "unfolding_estimator",
+    "simulate_partial_trace",
+    "simulate_overlaps",
+]
+
+
+def _tensor_weights(y, T, delta) -> np.ndarray:
+    """Chapter 5 default: ``T = None`` centres the labels by their sample mean."""
+    if T is None:
+        return y - float(np.mean(y))
+    return label_weights(y, T, delta)
+
+
+def _check_even_k(k) -> int:
+    k = V.positive_int(k, "k")
+    if k not in (2, 4):
+        raise ValueError(
+            f"k must be 2 or 4 (the even degrees implemented), got {k}; for k = 3 use "
+            "vector_contraction_estimator or unfolding_estimator"
+        )
+    return k
+
+
+def _partial_trace_dense(X, t, k) -> np.ndarray:
+    n, d = X.shape
+    if k == 2:
+        return weighted_gram(X, t) - float(np.mean(t)) * np.eye(d)
+    sq = np.einsum("ij,ij->i", X, X)
+    M = weighted_gram(X, t * (sq - d - 4.0))
+    M -= float(np.mean(t * (sq - d - 2.0))) * np.eye(d)
+    return M
+
+
+def partial_trace_matrix(X, y, k: int = 4, T=None) -> np.ndarray:
+    r"""The dense partial-trace matrix :math:`M_k` (chapter 5, eq. (M_k)), for small ``d``.
+
+    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`; for ``k = 4``,
+    :math:`M_4=\frac1n\sum_iT_i\big[(\|x_i\|^2-d-4)x_ix_i^\top-(\|x_i\|^2-d-2)I\big]`. O(nd^2)
+    time, d^2 memory (use :func:`partial_trace_estimator` for large ``d``). ``T`` as there.
+    """
+    X, y = V.data_pair(X, y)
+    k = _check_even_k(k)
+    n, d = X.shape
+    if d > DENSE_FALLBACK_MAX_D:
+        raise ValueError(f"partial_trace_matrix is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
+    return _partial_trace_dense(X, _tensor_weights(y, T, n / d), k)
+
+
+def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude",
+                            method: str = "auto", tol: float = 1e-8, rng=None,
+                            return_info: bool = False):
+    r"""Partial-trace estimator: an extreme eigenvector of :math:`M_k` (chapter 5).
+
+    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]` has mean
+    :math:`\lambda_k(T)\,w_\star w_\star^\top` with
+    :math:`\lambda_k(T)=\mathbb E[T(Y)\mathrm{He}_k(G)]` (chapter 5, proposition (mean of the
+    partial trace)), whose sign is not known in advance: by default the eigenvector of the
+    eigenvalue of largest modulus is returned. The matrix
+    is never formed for large ``d``: Lanczos (:func:`top_eigenpair`) runs on the product of
+    :func:`lecnotes.hermite.he_partial_trace`, two products with ``X``, O(nd) time and memory
+    per product and no :math:`d^k` array. ``k = 2`` is the second-moment matrix of chapter 4
+    minus :math:`\bar T I`.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+    k : {2, 4}
+        Even Hermite degree (the generative exponent of the link, for the best rate).
+    T : None, str, callable or PreprocessingFamily
+        Label preprocessing; ``None`` (default) centres the labels,
+        :math:`T(y)=y-\bar y` (centring removes the variance of :math:`\mathbb E[T]` times a
+        mean-zero tensor and leaves :math:`\lambda_k(T)` unchanged).
+    which : {"magnitude", "top", "bottom"}
+        Eigenvalue of largest modulus, largest, or smallest.
+    method : {"auto", "lanczos", "dense"}
+        ``"auto"`` is dense for ``d <= DENSE_MAX_D``.
+    tol : float
+        Lanczos tolerance.
+    rng : Generator, int or None
+        Starting vector of Lanczos (default seed 0).
+    return_info : bool
+        Also return the :class:`EigenInfo` of the chosen end of the spectrum.
+
+    Returns
+    -------
+    w_hat : ndarray (d,), unit norm
+    value : float, the chosen eigenvalue of :math:`M_k` (signed)
+    info : EigenInfo, if ``return_info``
+    """
+    X, y = V.data_pair(X, y)
+    k = _check_even_k(k)
+    if which not in ("magnitude", "top", "bottom"):
+        raise ValueError(f"which must be 'magnitude', 'top' or 'bottom', got {which!r}")
+    if method not in ("auto", "lanczos", "dense"):
+        raise ValueError(f"method must be 'auto', 'lanczos' or 'dense', got {method!r}")
+    n, d = X.shape
+    if d < 2:
+        raise ValueError("the partial-trace estimator needs d >= 2")
+    t = _tensor_weights(y, T, n / d)
+    if method == "auto":
+        method = "dense" if d <= DENSE_MAX_D else "lanczos"
+    dense_cache = {}
+
+    def dense_matrix():
+        if "M" not in dense_cache:
+            dense_cache["M"] = _partial_trace_dense(X, t, k)
+        return dense_cache["M"]
+
+    if method == "dense":
+        w, Vec = sla.eigh(dense_matrix())
+        j = {"top": d - 1, "bottom": 0}.get(which, d - 1 if abs(w[-1]) >= abs(w[0]) else 0)
+        info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
+        out = (canonical_sign(Vec[:, j]), float(w[j]))
+        return out + (info,) if return_info else out
+
+    results = []
+    for sign in ([1.0] if which == "top" else [-1.0] if which == "bottom" else [1.0, -1.0]):
+        val, vec, info = top_eigenpair(
+            lambda v, s=sign: s * he_partial_trace(X, t, v, k), d,
+            dense_matrix=lambda s=sign: s * dense_matrix(), method="lanczos", tol=tol, rng=rng,
+        )
+        results.append((sign * val, vec, info))
+    val, vec, info = max(results, key=lambda r: abs(r[0]))
+    return (vec, val, info) if return_info else (vec, val)
+
+
+def vector_contraction_estimator(X, y, T=None):
+    r"""The odd-degree (k = 3) partial trace down to a vector (chapter 5, eq. (vector trace)).
+
+    :math:`v=\frac1n\sum_iT(y_i)(\|x_i\|^2-d-2)\,x_i`
+    (:func:`lecnotes.hermite.he3_vector_contraction`), with mean :math:`\lambda_3(T)w_\star`; its
+    noise has squared norm about :math:`2d^2\,\mathbb E[T^2]/n`, so it needs :math:`n` of
+    order :math:`d^2`. O(nd).
+
+    Parameters
+    ----------
+    X, y : arrays (n, d), (n,)
+    T : preprocessing as in :func:`partial_trace_estimator` (default: centred labels)
+
+    Returns
+    -------
+    w_hat : ndarray (d,), unit norm (sign: largest entry positive)
+    norm : float, the norm of ``v``
+    """
+    X, y = V.data_pair(X, y)
+    n, d = X.shape
+    v = he3_vector_contraction(X, _tensor_weights(y, T, n / d))
+    norm = float(np.linalg.norm(v))
+    if norm == 0:
+        raise ValueError("the contraction vanishes (constant preprocessed labels?)")
+    return canonical_sign(v / norm), norm
+
+
+def unfolding_estimator(X, y, T=None, *, diagonal: bool = False):
+    r"""Degree-3 tensor unfolding: top left singular vector of the unfolding (chapter 5).
+
+    The empirical tensor :math:`\hat{\mathcal T}=\frac1n\sum_iT(y_i)\mathrm{He}_3(x_i)`,
+    unfolded into a :math:`d\times d^2` matrix, has mean :math:`\lambda_3w_\star(w_\star\otimes
+    w_\star)^\top`; its top left singular vector is the top eigenvector of the Gram matrix
+    :math:`\hat{\mathcal T}_{(1)}\hat{\mathcal T}_{(1)}^\top`, computed without the terms
+    ``i = j`` (:func:`lecnotes.hermite.he3_unfolding_gram`; they add a bias of norm of order
+    :math:`d^2/n`). This is the spectral method of tensor PCA (Montanari-Richard; Hopkins et al.):
+    it needs :math:`n` of order :math:`d^{3/2}`, against :math:`d^2` for the vector
+    contraction. O(n^2 d) time; dense eigensolver (``d <= DENSE_FALLBACK_MAX_D``).
+
+    Parameters
+    ----------
+    X, y : arrays (n, d), (n,)
+    T : preprocessing as in :func:`partial_trace_estimator` (default: centred labels)
+    diagonal : bool
+        Keep the terms ``i = j`` (for comparison).
+
+    Returns
+    -------
+    w_hat : ndarray (d,), unit norm
+    value : float, the top eigenvalue of the Gram matrix
+    """
+    X, y = V.data_pair(X, y)
+    n, d = X.shape
+    if d > DENSE_FALLBACK_MAX_D:
+        raise ValueError(f"unfolding_estimator is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
+    U = he3_unfolding_gram(X, _tensor_weights(y, T, n / d), diagonal=diagonal)
+    w, Vec = sla.eigh(U, subset_by_index=[d - 1, d - 1])
+    return canonical_sign(Vec[:, 0]), float(w[0])
+
+
+def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4, rng=0) -> dict:
+    r"""Overlaps of the partial-trace and second-moment estimators over seeds and n/d^2 (chapter 5).
+
+    For each seed one data set with :math:`n_{\max}=\max\alpha\cdot d^2` samples is drawn
+    (:math:`w_\star=e_1`) and the estimators at smaller :math:`\alpha=n/d^2` use its first
+    :math:`n` rows (nested samples). The matrices are accumulated block by block, so the
+    sweep costs about two products of size :math:`n_{\max}d^2` (four when ``T`` is ``None``:
+    the sample mean of the labels changes with :math:`n`). At every :math:`n` the results are
+    those of :func:`partial_trace_estimator` (``which="magnitude"``) and of the second-moment
+    estimator of chapter 4 with the same labels (largest modulus too).
+
+    Parameters
+    ----------
+    alphas : array_like
+        Increasing values of :math:`n/d^2` (``n = round(alpha d^2)``).
+    d : int
+        Dimension, 2 <= d <= 2000.
+    seeds : int
+    link : str or callable
+    T : None, str or callable
+        Preprocessing (``None``: centred by the sample mean; families are not accepted).
+    k : {2, 4}
+    rng : Generator, int or None
+
+    Returns
+    -------
+    dict with arrays of shape ``(seeds, len(alphas))``: ``rho2`` (partial trace), ``value``
+    (its chosen eigenvalue), ``rho2_second`` (second moment), for ``k = 4`` also
+    ``rho2_raw`` (the same contraction of the *monomial* tensor,
+    :math:`\frac1n\sum_iT_i\|x_i\|^2x_ix_i^\top`, chapter 5, exercise), and ``n`` (the
+    sample sizes).
+    """
+    alphas = V.finite_array(alphas, "alphas", ndim=1)
+    if alphas.size == 0 or np.any(alphas <= 0) or np.any(np.diff(alphas) <= 0):
+        raise ValueError("alphas must be positive and increasing")
+    d = V.positive_int(d, "d", minimum=2)
+    if d > 2000:
+        raise ValueError(f"simulate_partial_trace is dense: d must be <= 2000, got {d}")
+    seeds = V.positive_int(seeds, "seeds")
+    k = _check_even_k(k)
+    if is_family(T):
+        raise ValueError("simulate_partial_trace does not accept a family T_delta")
+    phi = get_link(link)
+    rng = V.generator(rng)
+    ns = np.maximum(2, np.round(alphas * d * d).astype(int))
+    keys = ("rho2", "value", "rho2_second") + (("rho2_raw",) if k == 4 else ())
+    out = {key: np.empty((seeds, ns.size)) for key in keys}
+    out["n"] = ns
+    eye = np.eye(d)
+
+    def extreme(A):
+        w, Vec = sla.eigh(0.5 * (A + A.T))
+        j = d - 1 if abs(w[-1]) >= abs(w[0]) else 0
+        return w[j], Vec[:, j]
+
+    for s in range(seeds):
+        X = rng.standard_normal((ns[-1], d))
+        y = np.asarray(phi(X[:, 0]), dtype=float)
+        sq = np.einsum("ij,ij->i", X, X) - d
+        hi = (sq - 4.0) if k == 4 else np.ones_like(sq)  # weight of x x^T
+        lo = (sq - 2.0) if k == 4 else np.ones_like(sq)  # weight of -I
+        if T is None:  # M(y - ybar) = M(y) - ybar M(1): accumulate both
+            cols = [y * hi, hi, y, np.ones_like(y)]
+        else:
+            t = label_weights(y, T, None)
+            cols = [t * hi, t]
+        acc = [np.zeros((d, d)) for _ in cols]
+        c_acc = np.zeros(2)  # sums of y * lo and lo (or t * lo)
+        prev = 0
+        for j, n in enumerate(ns):
+            B = X[prev:n]
+            for a, c in zip(acc, cols, strict=True):
+                a += B.T @ (c[prev:n, None] * B)
+            if T is None:
+                c_acc += [np.sum(y[prev:n] * lo[prev:n]), np.sum(lo[prev:n])]
+            else:
+                c_acc[0] += np.sum(t[prev:n] * lo[prev:n])
+            prev = n
+            if T is None:
+                ybar = float(np.mean(y[:n]))
+                M = (acc[0] - ybar * acc[1]) / n - (c_acc[0] - ybar * c_acc[1]) / n * eye
+                D = (acc[2] - ybar * acc[3]) / n
+            else:
+                M = acc[0] / n - c_acc[0] / n * eye
+                D = acc[1] / n
+            val, vec = extreme(M)
+            out["value"][s, j] = val
+            out["rho2"][s, j] = vec[0] ** 2
+            out["rho2_second"][s, j] = extreme(D)[1][0] ** 2
+            if k == 4:  # (1/n) sum T ||x||^2 x x^T = M + (d + 4) D + c I: monomials
+                out["rho2_raw"][s, j] = extreme(M + (d + 4.0) * D)[1][0] ** 2
+    return out
+
+
+def simulate_overlaps(estimator, ns, d, seeds, link, rng=0) -> np.ndarray:
+    r"""Squared overlaps of any estimator over seeds and nested sample sizes (chapter 5).
+
+    For each seed one data set of :math:`\max n` samples is drawn with :math:`w_\star=e_1`
+    (rotation invariance) and ``estimator(X[:n], y[:n])`` is evaluated for every ``n``.
+
+    Parameters
+    ----------
+    estimator : callable
+        ``(X, y) -> w`` or ``(X, y) -> (w, ...)`` (the first element is used).
+    ns : array_like of int, increasing
+    d : int
+    seeds : int
+    link : str or callable
+    rng : Generator, int or None
+
+    Returns
+    -------
+    ndarray (seeds, len(ns)) of :math:`\langle\hat w,e_1\rangle^2/\|\hat w\|^2`.
+    """
+    if not callable(estimator):
+        raise ValueError("estimator must be a callable (X, y) -> w")
+    ns = np.asarray(ns)
+    if ns.ndim != 1 or ns.size == 0 or not np.issubdtype(ns.dtype, np.integer) \
+            or np.any(ns < 1) or np.any(np.diff(ns) <= 0):
+        raise ValueError("ns must be a non-empty increasing array of positive integers")
+    d = V.positive_int(d, "d")
+    seeds = V.positive_int(seeds, "seeds")
+    phi = get_link(link)
+    rng = V.generator(rng)
+    out = np.empty((seeds, ns.size))
+    for s in range(seeds):
+        X = rng.standard_normal((int(ns[-1]), d))
+        y = np.asarray(phi(X[:, 0]), dtype=float)
+        for j, n in enumerate(ns):
+            w = estimator(X[:n], y[:n])
+            w = np.asarray(w[0] if isinstance(w, tuple) else w, dtype=float)
+            out[s, j] = w[0] ** 2 / float(w @ w)
+    return out

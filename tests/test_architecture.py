@@ -1,0 +1,163 @@
+"""The layout of lecnotes: three tiers with a strict import order (DESIGN.md, issue 15).
+
+Read from the sources with ``ast`` (nothing is imported):
+
+* **foundation** modules import only earlier foundation modules (the order of ``FOUNDATION``);
+* a **chapter** module imports only the foundation and, for ``stem``, its own companions
+  ``stem_*`` (``spectral`` may use ``spectral_theory``); a companion imports only the
+  foundation;
+* **book** modules (``claims``, ``plotting``, ``widgets``, ``grading``) may import anything,
+  and nothing in the package imports them;
+* no import cycle; no import inside a function except of the optional heavy packages of
+  ``OPTIONAL``; no private name (``_x``) of one module used in another; no module over
+  ``MAX_LINES`` lines; every module of the package is in exactly one tier.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+CHAPTERS = ()  # the layout serves every chapter; make check runs it
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "lecnotes"
+MAX_LINES = 600
+
+FOUNDATION = (
+    "_validate", "stats", "hermite", "hermite_tensors", "targets", "label_law",
+    "conditional_hermite", "activations", "linalg", "rmt", "preprocessing", "overlaps",
+    "networks", "kernels",
+)
+CHAPTER_MODULES = (
+    "setting", "mean_field_vs_ntk", "exponents", "first_moment", "first_moment_theory",
+    "spectral", "spectral_theory", "partial_trace", "giant_steps", "giant_steps_theory",
+    "two_steps", "two_steps_theory",
+)
+BOOK = ("claims", "plotting", "widgets", "grading")
+OPTIONAL = ("matplotlib", "ipywidgets", "IPython")  # may be imported inside a function
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {p.stem: ast.parse(p.read_text(), str(p)) for p in sorted(PACKAGE.glob("*.py"))
+            if p.stem != "__init__"}
+
+
+MODULES = _modules()
+
+
+def _package_imports(tree: ast.Module) -> dict[str, set[str]]:
+    """Modules of the package imported anywhere in ``tree``, with the names taken from each."""
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1 and node.module is None:  # from . import x as X
+                for alias in node.names:
+                    out.setdefault(alias.name, set())
+            elif node.level == 1 or (node.module or "").startswith("lecnotes"):
+                mod = (node.module or "").removeprefix("lecnotes").lstrip(".")
+                if not mod:
+                    for alias in node.names:
+                        out.setdefault(alias.name, set())
+                else:
+                    out.setdefault(mod, set()).update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("lecnotes."):
+                    out.setdefault(alias.name.split(".", 1)[1], set())
+    return out
+
+
+def _allowed(importer: str, imported: str) -> bool:
+    if imported in BOOK:
+        return False  # nothing in the package imports the book tier, the book tier included
+    if importer in BOOK:
+        return True
+    if importer in FOUNDATION:
+        return imported in FOUNDATION and FOUNDATION.index(imported) < FOUNDATION.index(importer)
+    if importer in CHAPTER_MODULES:
+        if imported in FOUNDATION:
+            return True
+        return imported.startswith(importer + "_") and imported in CHAPTER_MODULES
+    return False
+
+
+def test_every_module_has_one_tier():
+    tiers = FOUNDATION + CHAPTER_MODULES + BOOK
+    assert len(set(tiers)) == len(tiers)
+    assert sorted(MODULES) == sorted(tiers), (
+        f"modules without a tier: {sorted(set(MODULES) - set(tiers))}; "
+        f"tiers without a module: {sorted(set(tiers) - set(MODULES))}")
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_follow_the_tier_order(name):
+    bad = [m for m in _package_imports(MODULES[name]) if not _allowed(name, m)]
+    assert not bad, f"lecnotes.{name} imports {bad}, against the tier order"
+
+
+def test_no_import_cycle():
+    graph = {name: set(_package_imports(tree)) & set(MODULES) for name, tree in MODULES.items()}
+    state: dict[str, int] = {}
+
+    def visit(node, path):
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path + [nxt]))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_function_level_import(name):
+    bad = []
+    for fn in ast.walk(MODULES[name]):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                roots = ["." if node.level else (node.module or "").split(".")[0]]
+            else:
+                continue
+            bad += [f"{fn.name}:{node.lineno} {r}" for r in roots if r not in OPTIONAL]
+    assert not bad, f"lecnotes.{name} imports inside functions: {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_name_across_modules(name):
+    tree = MODULES[name]
+    bad = [f"from {m} import {n}" for m, names in _package_imports(tree).items() for n in names
+           if n.startswith("_") and n != "_validate"]
+    aliases = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               and (node.level or (node.module or "").startswith("lecnotes"))
+               for a in node.names}
+    bad += [f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in aliases and node.attr.startswith("_")]
+    assert not bad, f"lecnotes.{name} uses private names of other modules: {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_size(name):
+    lines = len((PACKAGE / f"{name}.py").read_text().splitlines())
+    assert lines <= MAX_LINES, f"lecnotes.{name} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_the_checks_can_fail():
+    """The rules reject what they are meant to reject (a guard against a vacuous walker)."""
+    assert not _allowed("hermite", "targets")  # a later foundation module
+    assert not _allowed("targets", "spectral")  # a chapter module from the foundation
+    assert not _allowed("spectral", "giant_steps")  # a sibling chapter
+    assert _allowed("spectral", "spectral_theory") and not _allowed("spectral_theory", "spectral")
+    assert not _allowed("networks", "claims") and _allowed("widgets", "spectral_theory")
+    tree = ast.parse("from .x import _y\nfrom . import z as Z\ndef f():\n    import scipy\n")
+    assert _package_imports(tree) == {"x": {"_y"}, "z": set()}
