@@ -132,6 +132,7 @@ def test_html_rendering_escapes():
     assert "a &lt; b" in rec._repr_html_()
 
 
+@pytest.mark.slow  # executes a notebook: make test-slow, not make check
 def test_a_failing_claim_fails_a_notebook_run(tmp_path):
     """A broken claim in a notebook makes nbval (and so `make test`) fail, naming the claim."""
     nbformat = pytest.importorskip("nbformat")

@@ -89,6 +89,7 @@ def test_workers_never_empty_a_cache_in_use(tmp_path, monkeypatch):
     assert execute.open_cache(empty_if_stale=False) is not None
 
 
+@pytest.mark.slow  # executes two notebooks: make test-slow, not make check
 def test_nbval_outputs_become_the_cached_execution(tmp_path):
     good = _notebook(tmp_path / "good.ipynb", ["x = 6 * 7\nprint(x)", "x + 1"])
     bad = _notebook(tmp_path / "bad.ipynb", ["print('before')", "1 / 0"])
