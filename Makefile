@@ -31,7 +31,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK = 1
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
         install-dev student-edition assignments benchmarks
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+# Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
+# dependencies there are bounds that requirements.txt pins (a change there changes both).
+$(VENV)/.installed: requirements.txt
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
