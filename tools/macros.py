@@ -81,9 +81,22 @@ def load_macros(config: Path = CONFIG) -> dict[str, tuple[str, int]]:
     return macros
 
 
-def front_matter(macros: dict[str, tuple[str, int]]) -> str:
-    """The YAML front matter that jupyterlab-myst reads (``math``: name -> definition)."""
-    lines = [f"    '\\{name}': '{body}'" for name, (body, _) in macros.items()]
+def front_matter(macros: dict[str, tuple[str, int]], width: int = 92) -> str:
+    """The YAML front matter that jupyterlab-myst reads (``math``: name -> definition).
+
+    The mapping is written in YAML's flow style, a few macros per line, indented by four
+    spaces after a blank line: plain Markdown shows it as a short code block.
+    """
+    items = [f"'\\{name}': '{body}'" for name, (body, _) in macros.items()]
+    lines, line = [], "    {"
+    for k, item in enumerate(items):
+        piece = item + ("}" if k == len(items) - 1 else ",")
+        if len(line) + len(piece) + 1 > width and line.strip() != "{":
+            lines.append(line)
+            line = "     " + piece
+        else:
+            line += ("" if line.endswith("{") else " ") + piece
+    lines.append(line)
     return "---\nmath:\n\n" + "\n".join(lines) + "\n---"
 
 
