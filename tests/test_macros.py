@@ -63,3 +63,15 @@ def test_check_mode_reports_a_stale_notebook(tmp_path):
     assert macros.main(["--check", str(stale)]) == 0
     fixed = nbformat.read(stale, as_version=4)
     assert macros.in_sync(fixed) and len(fixed.cells) == len(nb.cells)
+
+
+def test_the_cell_holds_no_code_block():
+    """Plain JupyterLab typesets a cell with a code block after the cells without one; the
+    definitions must come first, or the cells typeset before them show red macros."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    tokens = MarkdownIt("commonmark").parse(macros.cell_source())
+    assert not [t.type for t in tokens if t.type in ("fence", "code_block")]
+    with_front_matter = MarkdownIt("commonmark").use(front_matter_plugin)
+    assert with_front_matter.parse(macros.cell_source())[0].type == "front_matter"

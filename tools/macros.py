@@ -18,10 +18,9 @@ macros for the places a notebook is read:
 * **The HTML book and the PDF** remove the cell (tag ``remove-cell``) and keep their macros from
   ``_config.yml``, so the pages do not change.
 
-Where there is no MyST renderer the YAML block shows as a short code listing of the macros
-(the blank line after ``math:`` and the four-space indent make it a code block in plain
-Markdown), which is readable. ``tools/editions.py`` puts the same cell first in every
-assignment notebook, and ``tests/test_macros.py`` fails when a lecture's cell is out of date.
+Where there is no MyST renderer the YAML block shows as a short paragraph listing the macros,
+which is readable. ``tools/editions.py`` puts the same cell first in every assignment notebook,
+and ``tests/test_macros.py`` fails when a lecture's cell is out of date.
 
 Usage (from the repository root)::
 
@@ -84,20 +83,23 @@ def load_macros(config: Path = CONFIG) -> dict[str, tuple[str, int]]:
 def front_matter(macros: dict[str, tuple[str, int]], width: int = 92) -> str:
     """The YAML front matter that jupyterlab-myst reads (``math``: name -> definition).
 
-    The mapping is written in YAML's flow style, a few macros per line, indented by four
-    spaces after a blank line: plain Markdown shows it as a short code block.
+    The mapping is written in YAML's flow style, a few macros per line, and a blank line ends
+    it: plain Markdown shows it as a short paragraph between two rules (without the blank line
+    the closing ``---`` would make it a heading). It is deliberately *not* a code block: plain
+    JupyterLab typesets a cell that holds a code block later than the cells that do not, and
+    the definitions must be typeset first.
     """
     items = [f"'\\{name}': '{body}'" for name, (body, _) in macros.items()]
-    lines, line = [], "    {"
+    lines, line = [], "math: {"
     for k, item in enumerate(items):
         piece = item + ("}" if k == len(items) - 1 else ",")
-        if len(line) + len(piece) + 1 > width and line.strip() != "{":
+        if len(line) + len(piece) + 1 > width and not line.endswith("{"):
             lines.append(line)
-            line = "     " + piece
+            line = "  " + piece
         else:
             line += ("" if line.endswith("{") else " ") + piece
     lines.append(line)
-    return "---\nmath:\n\n" + "\n".join(lines) + "\n---"
+    return "---\n" + "\n".join(lines) + "\n\n---"
 
 
 def tex_definitions(macros: dict[str, tuple[str, int]]) -> str:
