@@ -7,8 +7,7 @@ Two ways of driving it, both with the same flags:
 * :class:`DevTools`: one long-lived Chromium driven over the DevTools protocol on a pipe
   (``--remote-debugging-pipe``: no port, no extra package), for web applications such as
   JupyterLab that render lazily: the test navigates, evaluates JavaScript until the page is
-  ready, reads the DOM and takes screenshots, all in one browser, in one or several pages
-  (:class:`Page`) at once.
+  ready, reads the DOM and takes screenshots, all in one browser.
 
 Network off means: every host name resolves to nothing and every proxied request goes to a closed
 port. With ``loopback=True`` the address 127.0.0.1 is still reachable (a server the test started
@@ -152,9 +151,9 @@ class DevTools:
         Keep 127.0.0.1 reachable (the network stays off otherwise).
 
     The browser opens with one page, :attr:`page` (``navigate``, ``evaluate``, ``wait_for``
-    and ``screenshot`` of the browser act on it); :meth:`new_page` opens more, which may be
-    driven from several threads at once (a reader thread hands each reply to its caller). Use
-    as a context manager; :meth:`close` ends the browser process it started.
+    and ``screenshot`` of the browser act on it). A reader thread hands each reply to the
+    caller waiting for it, so commands may come from several threads. Use as a context
+    manager; :meth:`close` ends the browser process it started.
     """
 
     def __init__(self, profile: Path, size: tuple[int, int] = (1280, 1600),
@@ -236,11 +235,6 @@ class DevTools:
         if "error" in reply:
             raise DevToolsError(f"{method}: {reply['error']}")
         return reply.get("result", {})
-
-    def new_page(self) -> Page:
-        """Open another page (tab) of the same size."""
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        return Page(self, target, self.size)
 
     # -- the first page -------------------------------------------------------------------
     def navigate(self, url: str):

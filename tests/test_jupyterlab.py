@@ -3,8 +3,8 @@
 A real JupyterLab (the reader's ``requirements.txt``: JupyterLab with jupyterlab-myst) is
 started on 127.0.0.1 with a token, serving a temporary folder that holds copies of the lectures
 and freshly generated assignment notebooks (``tools/editions.py``). One headless Chromium, with
-the network off except for that server, opens every notebook in JupyterLab and checks what is
-rendered (``tests/_jupyterlab.py``):
+the network off except for that server, opens every notebook in JupyterLab (one JupyterLab,
+one notebook after the other) and checks what is rendered (``tests/_jupyterlab.py``):
 
 * no math error: no MathJax error element, no red undefined control sequence, no KaTeX error of
   jupyterlab-myst (the notation macros come from the notebook's first cell);
@@ -16,8 +16,9 @@ Then every assignment is rendered as Colab or a plain Jupyter would show it: nbc
 with MathJax 3 (offline, from ``django-static-mathjax``) and no extension; no math error, no raw
 directive, no TeX left.
 
-Screenshots (the top of each notebook) and a JSON report of the counts go to
-``_build/screenshots-jlab/``. Skipped, with a message, only where no Chromium is installed.
+Screenshots (the top of chapters 0 and 6 and of their assignments) and a JSON report of the
+counts per notebook go to ``_build/screenshots-jlab/``. Skipped, with a message, only where no
+Chromium is installed.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from _jupyterlab import JupyterLabServer, read_all_in_lab, read_static_page, ren
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "_build" / "screenshots-jlab"
 LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
+# screenshots for review (each costs a little time): chapters 0 and 6 and their assignments
+SHOOT = ("00_setting", "06_giant_steps")
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)]
 
@@ -85,7 +88,9 @@ def test_every_notebook_reads_well_in_jupyterlab(served, tmp_path):
     root, lectures, assignments = served
     start = time.monotonic()
     with JupyterLabServer(root, tmp_path / "home") as server:
-        results = read_all_in_lab(server, tmp_path, lectures + assignments, shots=SHOTS / "lab")
+        results = read_all_in_lab(server, tmp_path / "profile", lectures + assignments,
+                                  shots=SHOTS / "lab",
+                                  shoot=lambda path: Path(path).stem.startswith(SHOOT))
     problems = [p for name, result in results.items()
                 for p in _problems(name, result, generated=name in assignments)]
     _report("jupyterlab", results)
@@ -104,7 +109,8 @@ def test_assignments_read_well_as_plain_html(served, tmp_path):
     with DevTools(tmp_path / "profile", size=(1280, 1600), loopback=False) as browser:
         for name in assignments:
             page = render_plain_html(root / name, tmp_path / Path(name).with_suffix(".html"))
-            shot = SHOTS / "plain" / Path(name).with_suffix(".png")
+            shot = SHOTS / "plain" / Path(name).with_suffix(".png") \
+                if Path(name).stem.startswith(SHOOT) else None
             results[name] = result = read_static_page(browser, page, shot=shot)
             problems += _problems(name, result, generated=True)
     _report("plain-html", results)
