@@ -96,3 +96,102 @@ def test_student_edition_contains_no_solution(tmp_path):
         for phrase in phrases:
             assert phrase not in text, (page, phrase)
     assert "(student edition)" in (html / "book" / "intro.html").read_text()
+
+
+# ---------------------------------------------------------------------------------------
+# Plain Markdown where MyST does not render (Colab, a plain Jupyter)
+import plain_markdown  # noqa: E402  (tools/ is on sys.path once editions is loaded)
+
+MYST_ROLE = re.compile(r"\{[\w:+-]+\}`")
+
+
+def _leftover_myst(source: str) -> list[str]:
+    """Directive fences and roles still in a Markdown text (empty when it is plain)."""
+    left = [f"directive {d.name}" for d in plain_markdown.directives(source)]
+    left += [f"role {m.group(0)}" for m in MYST_ROLE.finditer(source)]
+    left += [f"target {m.group(0)}" for m in re.finditer(r"^\([\w-]+\)=$", source, re.M)]
+    return left
+
+
+def test_plain_markdown_turns_directives_roles_and_labels_into_text():
+    index = editions.book_index()
+    here = ROOT / "lectures" / "00_setting.ipynb"
+    text = "\n".join([
+        "(sec-demo)=",
+        "## Demo",
+        "",
+        "````{prf:definition} Overlap",
+        ":label: def-demo",
+        "",
+        "As in {footcite:p}`stein1981estimation,cho2009kernel`; see {footcite:t}`cho2009kernel`.",
+        "",
+        "```{prf:remark}",
+        "Nested.",
+        "```",
+        "````",
+        "",
+        "```{prf:proof}",
+        "Trivial, by {prf:ref}`def-overlap` and {eq}`eq-ch6-update`.",
+        "```",
+        "",
+        ":::{note}",
+        "A colon fence, with `{code}` left alone.",
+        ":::",
+        "",
+        "$$",
+        "",
+        "a = b",
+        "",
+        "$$ (eq-ch6-update)",
+        "",
+        "```python",
+        "print('{footcite:p}`not-a-citation`')",
+        "```",
+        "",
+        "```{footbibliography}",
+        "```",
+    ])
+    out = plain_markdown.PlainMarkdown(index, here).convert(text)
+    assert "**Definition (Overlap).**" in out  # no :label:, so no number
+    assert "(Stein, 1981; Cho and Saul, 2009)" in out and "Cho and Saul (2009)" in out
+    assert "**Remark.**\n\nNested." in out and "**Proof.**" in out and "**Note.**" in out
+    assert "by Definition 2 and (1)." in out  # the book's numbers of def-overlap, the equation
+    assert "$$\na = b\n\\tag{1}\n$$" in out  # numbered as in the book, no blank lines
+    assert "`{code}`" in out and "print('{footcite:p}`not-a-citation`')" in out
+    assert "- Charles M\\. Stein\\." in out and "(sec-demo)=" not in out
+    assert _leftover_myst(out.replace("`{code}`", "").replace("{footcite:p}`not-", "")) == []
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_assignment_is_plain_markdown_with_the_macros_cell(path):
+    import macros
+
+    nb, _ = editions.assignment_notebook(path)
+    assert macros.in_sync(nb), "an assignment starts with the current notation macros cell"
+    index = editions.book_index()
+    labels = [ex["label"] for ex in editions.exercises(
+        "\n\n".join(c.source for c in nbformat.read(path, 4).cells if c.cell_type == "markdown"))]
+    headings = [c.source.split("\n")[0] for c in nb.cells if c.source.startswith("## Exercise")]
+    assert headings and len(headings) == len(labels)
+    for label, heading in zip(labels, headings, strict=True):
+        assert heading.startswith(f"## Exercise {index.targets[label].number}: "), heading
+    for cell in nb.cells[1:]:
+        if cell.cell_type == "markdown":
+            assert _leftover_myst(cell.source) == [], cell.source[:200]
+
+
+def test_student_notebooks_are_plain_and_keep_every_code_cell(tmp_path):
+    written = editions.student_notebooks(tmp_path)
+    assert [p.name for p in written] == [p.name for p in LECTURES]
+    phrases = [p for path in LECTURES for p in _solution_phrases(nbformat.read(path, 4))
+               if not p.startswith("`")]  # a solution that opens with a code fence
+    for path, target in zip(LECTURES, written, strict=True):
+        lecture, student = nbformat.read(path, 4), nbformat.read(target, 4)
+        assert [c.source for c in lecture.cells if c.cell_type == "code"] == \
+            [c.source for c in student.cells if c.cell_type == "code"]
+        text = "\n\n".join(c.source for c in student.cells[1:] if c.cell_type == "markdown")
+        assert _leftover_myst(text) == [], target.name
+        assert not any(phrase in text for phrase in phrases), target.name
+        assert "**Exercise " in text and re.search(r"## References\n(.*\n)*- \S", text)
+    setting = nbformat.read(written[0], 4)
+    assert "(Stein, 1981)" in "\n".join(c.source for c in setting.cells)

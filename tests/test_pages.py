@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -30,6 +29,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from _browser import CHROMIUM, SKIP_REASON, render, screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "pagetest"
@@ -37,32 +37,6 @@ HTML = OUT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    # network off: no host name resolves and every proxied request goes nowhere
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--proxy-server=socks5://127.0.0.1:9",
-    "--virtual-time-budget=15000",
-]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-CHROMIUM = _chromium()
 
 
 def _fresh_build() -> Path | None:
@@ -80,7 +54,7 @@ def _fresh_build() -> Path | None:
 @pytest.fixture(scope="module")
 def built_book():
     if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (Debian package 'chromium'); page test skipped")
+        pytest.skip(SKIP_REASON)
     fresh = _fresh_build()
     if fresh is not None:  # e.g. CI builds the book (-W) before running the tests
         return fresh
@@ -149,14 +123,7 @@ class _DomScan(HTMLParser):
 
 def _render(page: Path, shot: Path, profile: Path) -> str:
     """Load ``page`` once: save a screenshot to ``shot`` and return the rendered DOM."""
-    shot.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2000",
-         f"--screenshot={shot}", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+    return render(page.as_uri(), shot, profile)
 
 
 # Chromium spends most of a page load waiting (virtual time, fonts, MathJax's queue), so four
@@ -165,13 +132,7 @@ RENDER_WORKERS = 4
 
 
 def _screenshot(page: Path, target: Path, profile: Path, dark: bool = False):
-    target.parent.mkdir(parents=True, exist_ok=True)
-    flags = ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"] if dark else []
-    subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, *flags, f"--user-data-dir={profile}",
-         "--window-size=1280,2000", f"--screenshot={target}", page.as_uri()],
-        capture_output=True, timeout=120,
-    )
+    screenshot(page.as_uri(), target, profile, dark=dark)
 
 
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\frac|\\mathbb")

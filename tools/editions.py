@@ -8,22 +8,29 @@ Usage (from the repository root; ``make student-edition`` and ``make assignments
 * ``student`` copies the book's sources, **removes** every ``solution`` block (from the
   Markdown pages and the notebooks' Markdown cells; not merely folded), and builds the HTML
   book into ``<out>/_build/html``. ``--no-execute`` skips executing the notebooks (faster;
-  the pages then have no outputs).
+  the pages then have no outputs). It also writes the student notebooks, ``<out>/notebooks/``:
+  the lectures without solutions, in plain Markdown (``tools/plain_markdown.py``), to be opened
+  where MyST does not render (Colab, a plain Jupyter).
 * ``assignments`` writes one notebook per chapter, ``<out>/<chapter>-assignment.ipynb``: the
   chapter's imports, then every exercise statement; a coding exercise is followed by its stub
   and its graded check (a code cell of the chapter tagged ``assignment``, hidden in the book).
   Solutions are not included. Run top to bottom, an assignment stops at the first exercise
-  not yet answered (its stub raises ``NotImplementedError``).
+  not yet answered (its stub raises ``NotImplementedError``). Assignments are plain Markdown
+  (exercises numbered as in the book, citations as author-year text) and start with the
+  notation macros cell of ``tools/macros.py``, so they read well in Colab and JupyterLab alike.
 
 Conventions in the chapters: exercises and solutions are ``sphinx-exercise`` directives
 (`` ```{exercise} `` with a ``:label:``, `` ```{solution} label ``); an assignment cell is a
 code cell tagged ``assignment`` (plus ``remove-cell``, ``skip-execution``, ``nbval-skip``)
-whose first line is ``# assignment: <exercise label>``.
+whose first line is ``# assignment: <exercise label>``. Directives are found with markdown-it-py
+(``plain_markdown.directives``), not by matching lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import re
 import shutil
 import subprocess
@@ -34,25 +41,25 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
-FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|:{3,})\{(?P<name>[\w:-]+)\}(?P<arg>.*)$")
+sys.path.insert(0, str(ROOT / "tools"))
+
+import macros  # noqa: E402  (tools/ is not a package)
+import plain_markdown  # noqa: E402
 
 
 def _blocks(text: str, name: str):
-    """Yield (start, end, fence, arg, body_lines) of every top-level ``{name}`` directive."""
+    """Yield (start, end, fence, arg, body_lines) of every top-level ``{name}`` directive.
+
+    ``start`` is the line of the opening fence, ``end`` that of the closing fence (0-based);
+    ``body_lines`` are the lines between them, options included.
+    """
     lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = FENCE_OPEN.match(lines[i])
-        if m and m.group("name") == name:
-            fence = m.group(2)
-            close = re.compile(r"^\s*" + re.escape(fence) + r"\s*$")
-            j = i + 1
-            while j < len(lines) and not close.match(lines[j]):
-                j += 1
-            yield i, j, fence, m.group("arg").strip(), lines[i + 1:j]
-            i = j + 1
-        else:
-            i += 1
+    for d in plain_markdown.directives(text):
+        if d.name == name:
+            end = d.end - 1
+            closed = end > d.start and lines[end].strip().startswith(d.fence[:3])
+            end = end if closed else d.end
+            yield d.start, end, d.fence, d.arg, lines[d.start + 1:end]
 
 
 def strip_solutions(text: str) -> str:
@@ -66,22 +73,54 @@ def strip_solutions(text: str) -> str:
 
 
 def exercises(text: str) -> list[dict]:
-    """The exercise directives of a MyST text: title, label and statement."""
-    found = []
-    for _start, _end, _fence, title, body in _blocks(text, "exercise"):
-        label, content = None, []
-        for line in body:
-            m = re.match(r"^:label:\s*(\S+)", line)
-            if m:
-                label = m.group(1)
-            elif not re.match(r"^:\w+:", line):
-                content.append(line)
-        found.append({"title": title, "label": label, "body": "\n".join(content).strip()})
-    return found
+    """The exercise directives of a MyST text: title, label and statement (MyST source)."""
+    return [{"title": d.arg, "label": d.options.get("label"), "body": d.body.strip()}
+            for d in plain_markdown.directives(text) if d.name == "exercise"]
 
 
 # ---------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def book_index() -> plain_markdown.BookIndex:
+    """The labels, numbers and bibliography of the book (read once per process)."""
+    return plain_markdown.BookIndex.from_book(ROOT)
+
+
+def _is_macros(cell) -> bool:
+    return macros.is_macros_cell(cell)
+
+
+def student_notebook(path: Path, index: plain_markdown.BookIndex | None = None):
+    """A lecture as a student opens it outside the book: no solutions, plain Markdown.
+
+    Code cells are kept as they are; the Markdown cells lose their solutions and their MyST
+    (``tools/plain_markdown.py``); the notation macros cell stays first.
+    """
+    index = book_index() if index is None else index
+    nb = macros.with_macros(nbformat.read(path, as_version=4))
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and not _is_macros(cell):
+            cell.source = strip_solutions(cell.source)
+    return plain_markdown.plain_notebook(nb, index, path, skip=_is_macros)
+
+
+def student_notebooks(out: Path) -> list[Path]:
+    """Write :func:`student_notebook` of every lecture to ``out`` and return the paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    index = book_index()
+    written = []
+    for path in sorted((ROOT / "lectures").glob("*.ipynb")):
+        target = out / path.name
+        nbformat.write(student_notebook(path, index), target)
+        written.append(target)
+    return written
+
+
 def student_edition(out: Path, execute: bool = True) -> Path:
+    """Build the book without solutions into ``out`` and write its plain notebooks.
+
+    Returns the folder of the HTML book (``out/_build/html``); the notebooks are in
+    ``out/notebooks``.
+    """
     src = out / "src"
     if out.exists():
         shutil.rmtree(out)
@@ -99,6 +138,7 @@ def student_edition(out: Path, execute: bool = True) -> Path:
             if cell.cell_type == "markdown":
                 cell.source = strip_solutions(cell.source)
         nbformat.write(nb, path)
+    notebooks = student_notebooks(out / "notebooks")
     config = (src / "_config.yml").read_text()
     config = re.sub(r'^title: "(.*)"$', r'title: "\1 (student edition)"', config, count=1,
                     flags=re.M)
@@ -110,10 +150,11 @@ def student_edition(out: Path, execute: bool = True) -> Path:
     subprocess.run(  # jupyter-book of this interpreter (.venv-dev has no script of its own)
         [sys.executable, "-c", JUPYTER_BOOK, "build", str(src), "--path-output", str(out)],
         check=True,
-        env={**__import__("os").environ, "LECNOTES_CLAIMS_DIR": str(env_claims)},
+        env={**os.environ, "LECNOTES_CLAIMS_DIR": str(env_claims)},
     )
     html = out / "_build" / "html"
-    print(f"student edition: open {html / 'index.html'}")
+    print(f"student edition: open {html / 'index.html'}; "
+          f"notebooks (plain Markdown) in {notebooks[0].parent}")
     return html
 
 
@@ -127,7 +168,17 @@ def _setup_source(nb) -> str:
     return ""
 
 
-def assignment_notebook(path: Path):
+def assignment_notebook(path: Path, index: plain_markdown.BookIndex | None = None):
+    """The assignment of one chapter and the labels of its graded exercises.
+
+    Returns
+    -------
+    (notebook, list of str)
+        The assignment (macros cell, instructions, the chapter's setup code, then per exercise
+        its statement in plain Markdown and a stub or an answer cell; a reference list when a
+        statement cites) and the sorted labels of the exercises that have a graded stub.
+    """
+    index = book_index() if index is None else index
     nb = nbformat.read(path, as_version=4)
     title = next((re.sub(r"^#\s*", "", c.source.split("\n")[0]) for c in nb.cells
                   if c.cell_type == "markdown" and c.source.startswith("# ")), path.stem)
@@ -137,32 +188,43 @@ def assignment_notebook(path: Path):
             m = re.match(r"#\s*assignment:\s*(\S+)", cell.source)
             if m:
                 stubs[m.group(1)] = cell.source
-    text = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    text = "\n\n".join(c.source for c in nb.cells
+                       if c.cell_type == "markdown" and not _is_macros(c))
+    plain = plain_markdown.PlainMarkdown(index, path)
     cells = [
+        macros.macros_cell(),
         nbformat.v4.new_markdown_cell(
-            f"# Assignment: {title}\n\nSolve the exercises below. Derivations go in Markdown "
-            "cells; for a coding exercise, complete the function and run the cell: the graded "
-            "check runs your function on hidden instances and says what is wrong, if anything. "
-            "The notebook stops at the first exercise you have not answered yet. The chapter "
-            "itself is your reference."),
+            f"# Assignment: {plain.convert(title)}\n\nSolve the exercises below. Derivations "
+            "go in Markdown cells; for a coding exercise, complete the function and run the "
+            "cell: the graded check runs your function on hidden instances and says what is "
+            "wrong, if anything. The notebook stops at the first exercise you have not "
+            "answered yet. The chapter itself is your reference; exercises, equations and "
+            "figures are numbered as in the book."),
         nbformat.v4.new_code_cell(_setup_source(nb)),
     ]
-    for k, ex in enumerate(exercises(text), start=1):
-        cells.append(nbformat.v4.new_markdown_cell(f"## Exercise {k}: {ex['title']}\n\n"
-                                                   f"{ex['body']}"))
+    for ex in exercises(text):
+        target = index.targets.get(ex["label"] or "")
+        number = target.number if target and target.number else ""
+        cells.append(nbformat.v4.new_markdown_cell(
+            f"## Exercise {number}: {plain.convert(ex['title'])}\n\n{plain.convert(ex['body'])}"))
         if ex["label"] in stubs:
             cells.append(nbformat.v4.new_code_cell(stubs[ex["label"]]))
         else:
             cells.append(nbformat.v4.new_markdown_cell("*Your answer here.*"))
+    if plain.cited:
+        cells.append(nbformat.v4.new_markdown_cell(
+            "## References\n\n" + index.references(plain.cited)))
     out = nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata)
     return out, sorted(stubs)
 
 
 def assignments(out: Path) -> list[Path]:
+    """Write the assignment of every chapter to ``out`` and return the paths."""
     out.mkdir(parents=True, exist_ok=True)
+    index = book_index()
     written = []
     for path in sorted((ROOT / "lectures").glob("*.ipynb")):
-        nb, _ = assignment_notebook(path)
+        nb, _ = assignment_notebook(path, index)
         target = out / f"{path.stem}-assignment.ipynb"
         nbformat.write(nb, target)
         written.append(target)
