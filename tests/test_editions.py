@@ -148,6 +148,8 @@ def test_plain_markdown_turns_directives_roles_and_labels_into_text():
         "print('{footcite:p}`not-a-citation`')",
         "```",
         "",
+        "Text cites {footcite:t}`davis1970rotation` just before the list.",
+        "",
         "```{footbibliography}",
         "```",
     ])
@@ -158,7 +160,9 @@ def test_plain_markdown_turns_directives_roles_and_labels_into_text():
     assert "by Definition 2 and (1)." in out  # the book's numbers of def-overlap, the equation
     assert "$$\na = b\n\\tag{1}\n$$" in out  # numbered as in the book, no blank lines
     assert "`{code}`" in out and "print('{footcite:p}`not-a-citation`')" in out
-    assert "- Charles M\\. Stein\\." in out and "(sec-demo)=" not in out
+    listing = out[out.index("just before the list."):]
+    assert "- Charles M\\. Stein\\." in listing and "Davis" in listing  # every key cited above
+    assert "(sec-demo)=" not in out
     assert _leftover_myst(out.replace("`{code}`", "").replace("{footcite:p}`not-", "")) == []
 
 

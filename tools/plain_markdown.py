@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -272,34 +273,33 @@ class PlainMarkdown:
         lines = text.split("\n")
         out: list[str] = []
         pos = 0
-        for start, end, replacement in self._replacements(text):
-            out.append(self._roles_outside_code("\n".join(lines[pos:start])))
-            out.append(replacement)
+        for start, end, replace in self._replacements(text):  # in the order of the text, so
+            out.append(self._roles_outside_code("\n".join(lines[pos:start])))  # that citations
+            out.append(replace())  # are met before the reference list that follows them
             pos = end
         out.append(self._roles_outside_code("\n".join(lines[pos:])))
         joined = "\n".join(part for part in out)
         return re.sub(r"\n{3,}", "\n\n", joined).strip("\n")
 
-    def _replacements(self, text: str):
-        """(start, end, new text) for each block to rewrite, in order and disjoint."""
+    def _replacements(self, text: str) -> list[tuple[int, int, Callable[[], str]]]:
+        """(start, end, new text maker) for each block to rewrite, in order and disjoint."""
         lines = text.split("\n")
-        blocks = []
-        for d in directives(text):
-            blocks.append((d.start, d.end, self._directive(d)))
+        blocks = [(d.start, d.end, functools.partial(self._directive, d))
+                  for d in directives(text)]
         taken = [(s, e) for s, e, _ in blocks]
         for tok in parser().parse(text):
             if tok.map is None or any(s <= tok.map[0] < e for s, e in taken):
                 continue
             if tok.type == "myst_target":
-                blocks.append((tok.map[0], tok.map[1], ""))
+                blocks.append((tok.map[0], tok.map[1], str))
             elif tok.type in ("math_block", "math_block_label"):
                 body = "\n".join(ln for ln in tok.content.split("\n") if ln.strip())
                 target = self.index.targets.get(tok.info) if tok.info else None
                 tag = f"\n\\tag{{{target.number}}}" if target and target.number else ""
                 indent = re.match(r"^\s*", lines[tok.map[0]]).group(0)
                 new = "\n".join(indent + ln for ln in f"$$\n{body}{tag}\n$$".split("\n"))
-                blocks.append((tok.map[0], tok.map[1], new))
-        return sorted(blocks)
+                blocks.append((tok.map[0], tok.map[1], functools.partial(str, new)))
+        return sorted(blocks, key=lambda b: b[0])
 
     def _directive(self, d: Directive) -> str:
         kind = d.name.removeprefix("prf:")
