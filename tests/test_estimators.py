@@ -1,4 +1,4 @@
-"""Tests of lecnotes.estimators (chapters 0 and 3)."""
+"""Tests of the first-moment estimators (lecnotes.first_moment; chapters 0 and 3)."""
 
 import numpy as np
 import pytest

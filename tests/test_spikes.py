@@ -1,4 +1,4 @@
-"""Tests of lecnotes.spikes (chapter 7): theory counts, bulk edges, Taylor terms, reuse."""
+"""Tests of lecnotes.two_steps and two_steps_theory (chapter 7): counts, edges, Taylor, reuse."""
 
 import math
 

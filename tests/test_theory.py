@@ -1,4 +1,4 @@
-"""Tests of lecnotes.theory, section "second moments: spectral estimators" (chapter 4)."""
+"""Tests of lecnotes.spectral_theory: second moments, spectral estimators (chapter 4)."""
 
 import math
 

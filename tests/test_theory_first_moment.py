@@ -1,4 +1,4 @@
-"""Tests of the first-moment closed forms (lecnotes.theory, chapter 3)."""
+"""Tests of the first-moment closed forms (lecnotes.first_moment_theory, chapter 3)."""
 
 import numpy as np
 import pytest

@@ -193,7 +193,7 @@ def davis_kahan(X, y, T, w_star, link="quadratic") -> dict:
     r"""The Davis-Kahan bound against the actual overlap, on one data set (chapter 4).
 
     With :math:`\Delta=D_T-\mathbb E[D_T]`, :math:`\mathbb E[D_T]=\mathbb E[T]I+\beta
-    w_\star w_\star^\top` (:func:`lecnotes.theory.mean_matrix_coefficients`), the
+    w_\star w_\star^\top` (:func:`lecnotes.spectral_theory.mean_matrix_coefficients`), the
     :math:`\sin\theta` theorem gives :math:`\sin\theta\le\|\Delta\|/(\beta-\|\Delta\|)`
     for the top eigenvector when :math:`\|\Delta\|<\beta` (chapter 4, proposition
     "Davis-Kahan"), i.e. :math:`\rho^2\ge1-\|\Delta\|^2/(\beta-\|\Delta\|)^2`, and nothing

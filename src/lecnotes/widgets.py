@@ -73,7 +73,7 @@ class SpectralExplorerState:
     top : float
         Largest eigenvalue in the simulation.
     theory_rho2, theory_top, edge, threshold : float
-        Limits from :mod:`lecnotes.theory` (``nan`` when T is unbounded above: no
+        Limits from :mod:`lecnotes.spectral_theory` (``nan`` when T is unbounded above: no
         proportional theory; ``threshold`` is ``inf`` then).
     density_x, density : ndarray
         The limiting bulk density on a grid (empty when not available).
