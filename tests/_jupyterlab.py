@@ -34,6 +34,10 @@ from pathlib import Path
 
 from _browser import DevTools, DevToolsError, Page
 
+# JupyterLab runs from the reader's virtualenv (requirements.txt alone, with its
+# jupyterlab-myst extension), not from .venv-dev; the root conftest.py finds it.
+READER_PYTHON = os.environ.get("LECNOTES_READER_PYTHON") or sys.executable
+
 # ---------------------------------------------------------------------------------------
 # What the page shows: one scan for JupyterLab (one notebook panel) and for a static page.
 SCAN_JS = r"""
@@ -172,7 +176,7 @@ class JupyterLabServer:
             json.dumps({"ServerApp": {"jpserver_extensions": off}}))
         self.log = (home / "server.log").open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+            [READER_PYTHON, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
              f"--port={self.port}", "--port-retries=0", f"--IdentityProvider.token={self.token}",
              f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
              "--LabApp.news_url=", "--LabApp.extension_manager=readonly",

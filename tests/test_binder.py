@@ -49,23 +49,27 @@ from importlib import metadata
 from packaging.requirements import Requirement
 norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
 pins = [l.split("#", 1)[0].strip() for l in open(sys.argv[1]).read().splitlines()]
-todo = [norm(Requirement(p).name) for p in pins if p and not p.startswith("-e")] + ["lecnotes"]
-seen = set()
+todo = [(norm(r.name), frozenset(r.extras))
+        for r in (Requirement(p) for p in pins if p and not p.startswith("-e"))]
+todo.append(("lecnotes", frozenset()))
+seen, closure = set(), set()
 while todo:
-    name = todo.pop()
-    if name in seen:
+    name, extras = todo.pop()
+    if (name, extras) in seen:
         continue
-    seen.add(name)
+    seen.add((name, extras))
+    closure.add(name)
     try:
         dist = metadata.distribution(name)
     except metadata.PackageNotFoundError:
         continue
     for spec in dist.requires or []:
         req = Requirement(spec)
-        if req.marker is None or req.marker.evaluate({"extra": ""}):
-            todo.append(norm(req.name))
+        if req.marker is None or any(req.marker.evaluate({"extra": e})
+                                     for e in ("", *extras)):
+            todo.append((norm(req.name), frozenset(req.extras)))
 installed = sorted({norm(d.metadata["Name"]) for d in metadata.distributions()})
-print(json.dumps({"closure": sorted(seen), "installed": installed}))
+print(json.dumps({"closure": sorted(closure), "installed": installed}))
 """
 
 
