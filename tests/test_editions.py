@@ -1,17 +1,15 @@
 """Instructor tools: the student edition has no solutions; assignments stop at the first
 unanswered exercise; every chapter has a graded coding exercise."""
 
-import importlib.util
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("editions", ROOT / "tools" / "editions.py")
-editions = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(editions)
+editions = load_tool("editions")
 
 LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
 

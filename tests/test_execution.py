@@ -7,7 +7,6 @@ and ``tools/nbval_cache.py`` (the outputs nbval produced are what the book build
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -16,20 +15,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str, path: Path):
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-notebooks = _load("notebooks", ROOT / "tools" / "notebooks.py")
-execution_cache = _load("execution_cache", ROOT / "book" / "_ext" / "execution_cache.py")
+notebooks = load_tool("notebooks")
+execution_cache = load_tool("execution_cache", ROOT / "book" / "_ext")
 
 
 def test_lectures_are_selected_by_number_stem_or_path():
@@ -80,7 +72,7 @@ def _notebook(path: Path, cells: list[str]) -> Path:
 
 def test_workers_never_empty_a_cache_in_use(tmp_path, monkeypatch):
     # nbval's workers add to the cache; only the runner (or tools/execute.py) may empty it
-    execute = _load("execute", ROOT / "tools" / "execute.py")
+    execute = load_tool("execute")
     monkeypatch.setattr(execute, "CACHE", tmp_path / "cache")
     assert execute.open_cache(empty_if_stale=False) is None  # not prepared: not opened
     execution_cache.ensure_fresh(tmp_path / "cache", "other sources")

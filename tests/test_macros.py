@@ -6,18 +6,16 @@ HTML book by its tag, and its two halves (front matter for jupyterlab-myst, ``\\
 MathJax) define exactly the config's macros.
 """
 
-import importlib.util
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
+from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("macros", ROOT / "tools" / "macros.py")
-macros = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(macros)
+macros = load_tool("macros")
 
 LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
 

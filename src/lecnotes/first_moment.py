@@ -14,6 +14,7 @@ import numpy as np
 from . import _validate as V
 from .activations import get_activation, loss_derivative
 from .overlaps import overlap
+from .preprocessing import checked_values
 from .targets import single_index
 
 __all__ = [
@@ -35,14 +36,7 @@ def preprocess(y, T=None) -> np.ndarray:
         return y
     if not callable(T):
         raise ValueError(f"T must be a callable of the labels or None, got {T!r}")
-    t = np.asarray(T(y), dtype=float)
-    if t.shape == ():
-        t = np.full_like(y, float(t))
-    if t.shape != y.shape:
-        raise ValueError(f"T must be vectorised: T(y) has shape {t.shape}, y has {y.shape}")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("T(y) contains NaN or infinite values")
-    return t
+    return checked_values(T(y), y)
 
 
 def first_moment(X, y, T=None) -> np.ndarray:

@@ -35,6 +35,7 @@ __all__ = [
     "resolve_preprocessing",
     "is_family",
     "label_weights",
+    "checked_values",
     "G_CUTOFF",
     "y_to_g_breakpoints",
 ]
@@ -217,17 +218,27 @@ def is_family(T) -> bool:
     return isinstance(T, PreprocessingFamily)
 
 
-def label_weights(y, T, delta) -> np.ndarray:
-    T = resolve_preprocessing(T, delta)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.asarray(T(y), dtype=float)
+def checked_values(t, y, hint: str = "") -> np.ndarray:
+    """``t = T(y)`` as a float array of ``y``'s shape (a scalar is broadcast), all finite.
+
+    The one check of a preprocessing's output (chapters 3-5); ``hint`` is added to the
+    message when ``t`` holds NaN or infinite values.
+    """
+    t = np.asarray(t, dtype=float)
     if t.shape == ():
         t = np.full_like(y, float(t))
     if t.shape != y.shape:
         raise ValueError(f"T must be vectorised: T(y) has shape {t.shape}, y has {y.shape}")
     if not np.all(np.isfinite(t)):
-        raise ValueError("T(y) contains NaN or infinite values (e.g. 1 - 1/y at y = 0)")
+        raise ValueError("T(y) contains NaN or infinite values" + (f" ({hint})" if hint else ""))
     return t
+
+
+def label_weights(y, T, delta) -> np.ndarray:
+    T = resolve_preprocessing(T, delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = T(y)
+    return checked_values(t, y, "e.g. 1 - 1/y at y = 0")
 
 
 G_CUTOFF = 14.0  # the quadrature's truncation of the line (Gaussian mass outside < 1e-44)
