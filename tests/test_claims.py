@@ -160,3 +160,19 @@ def test_a_failing_claim_fails_a_notebook_run(tmp_path):
     )
     assert proc.returncode != 0
     assert "99_broken:deliberately-broken" in proc.stdout
+
+
+def test_claim_mean_uses_a_student_t_interval(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    values = [0.9, 1.1, 1.0, 1.2, 0.8]  # mean 1.0, sem 0.0707, t_4(0.995) = 4.604
+    rec = claims.claim_mean("m", "mean one", values, 1.3, display=False)
+    assert rec.tol == pytest.approx(4.604 * 0.0707107, rel=1e-3) and rec.passed
+    with pytest.raises(AssertionError):  # 0.35 away is more than 0.3255
+        claims.claim_mean("m2", "mean one", values, 1.35, display=False)
+    rec = claims.claim_mean("m3", "mean one", values, 1.35, allowance=0.05, display=False)
+    assert rec.passed
+    with pytest.raises(ValueError):
+        claims.claim_mean("m4", "one seed", [1.0], 1.0)
+    with pytest.raises(ValueError):
+        claims.claim_mean("m5", "negative allowance", values, 1.0, allowance=-1)

@@ -55,3 +55,22 @@ def test_errorbar_over_seeds_draws():
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_log_ticks_labels_only_the_given_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lecnotes import plotting
+
+    fig, ax = plt.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plotting.log_ticks(ax, [100, 400, 1600])
+    plotting.log_ticks(ax, [0.5, 2], axis="y")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["100", "400", "1600"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["0.5", "2"]
+    assert len(ax.xaxis.get_minorticklocs()) == 0
+    plt.close(fig)

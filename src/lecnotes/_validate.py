@@ -7,6 +7,7 @@ wrong shape, sign or type fails early with a ``ValueError`` that says what was e
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -60,10 +61,84 @@ def data_pair(X, y):
     return X, y
 
 
+SEED_ENV = "LECNOTES_SEED"
+"""Environment variable holding the book-wide seed root (default 0)."""
+
+
+def seed_root() -> int:
+    """The book-wide seed root: ``$LECNOTES_SEED`` as a non-negative integer, default 0.
+
+    Every integer seed the package receives is combined with this root, so that the book
+    executed under another root draws independent random numbers everywhere, while root 0
+    reproduces the fixed-seed book.
+    """
+    raw = os.environ.get(SEED_ENV, "").strip()
+    if not raw:
+        return 0
+    try:
+        root = int(raw)
+    except ValueError:
+        raise ValueError(f"{SEED_ENV} must be a non-negative integer, got {raw!r}") from None
+    if root < 0:
+        raise ValueError(f"{SEED_ENV} must be a non-negative integer, got {raw!r}")
+    return root
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def seed_sequence(rng) -> np.random.SeedSequence:
+    """The :class:`~numpy.random.SeedSequence` behind ``rng`` (the package's rng convention).
+
+    ``rng`` follows SPEC 7: a ``Generator`` (its own seed sequence is used), a non-negative
+    integer seed (combined with :func:`seed_root`), or ``None`` (fresh entropy from the OS).
+    """
+    if isinstance(rng, np.random.Generator):
+        ss = rng.bit_generator.seed_seq
+        if not isinstance(ss, np.random.SeedSequence):
+            raise ValueError("rng is a Generator without a SeedSequence; pass an integer seed")
+        return ss
+    if rng is None:
+        return np.random.SeedSequence()
+    if _is_int(rng):
+        if rng < 0:
+            raise ValueError(f"an integer seed must be non-negative, got {rng}")
+        root = seed_root()
+        return np.random.SeedSequence(int(rng) if root == 0 else [int(rng), root])
+    raise ValueError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
+
+
 def generator(rng) -> np.random.Generator:
-    """Accept a ``Generator``, an integer seed or ``None`` and return a ``Generator``."""
+    """Accept a ``Generator``, an integer seed or ``None`` and return a ``Generator``.
+
+    A ``Generator`` is returned as it is (its state is shared with the caller); an integer seed
+    is combined with the book-wide :func:`seed_root`; ``None`` draws fresh entropy.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise ValueError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
+    return np.random.default_rng(seed_sequence(rng))
+
+
+def stream(rng, *keys) -> np.random.Generator:
+    """An independent ``Generator`` named by non-negative integer ``keys`` below ``rng``.
+
+    ``stream(rng, d, s)`` is the stream of size ``d`` and seed index ``s``: it depends only on
+    ``rng`` and the keys, never on which other streams were drawn, so adding a size or a seed
+    to a sweep leaves the draws of the others unchanged. ``rng`` is not advanced.
+    """
+    for k in keys:
+        if not _is_int(k) or k < 0:
+            raise ValueError(f"stream keys must be non-negative integers, got {k!r}")
+    ss = seed_sequence(rng)
+    child = np.random.SeedSequence(
+        ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in keys),
+        pool_size=ss.pool_size,
+    )
+    return np.random.default_rng(child)
+
+
+def streams(rng, count: int) -> list[np.random.Generator]:
+    """``count`` independent Generators: ``[stream(rng, 0), ..., stream(rng, count - 1)]``."""
+    count = positive_int(count, "count", minimum=0)
+    return [stream(rng, i) for i in range(count)]

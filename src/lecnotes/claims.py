@@ -37,12 +37,16 @@ from pathlib import Path
 
 import numpy
 
-from . import __version__  # the package root; no cycle (it imports no module)
+from . import (
+    __version__,  # the package root; no cycle (it imports no module)
+    stats,
+)
 
 __all__ = [
     "Claim",
     "ClaimError",
     "claim",
+    "claim_mean",
     "start_chapter",
     "claims_dir",
     "load_records",
@@ -325,6 +329,52 @@ def claim(
     if not passed:
         raise ClaimError(record.line())
     return record
+
+
+def claim_mean(
+    label: str,
+    statement: str,
+    values,
+    expected: float,
+    *,
+    level: float = 0.99,
+    allowance: float = 0.0,
+    display: bool = True,
+) -> Claim:
+    """Claim that the mean over seeds of ``values`` is ``expected``, within a Student-t interval.
+
+    The tolerance is ``stats.t_factor(k, level) * sem + allowance`` for ``k`` seeds: the
+    sampling error of the mean at the stated level, plus an optional systematic ``allowance``
+    (a finite-size correction the statement names, such as ``1 / d``).
+
+    Parameters
+    ----------
+    label, statement : str
+        As for :func:`claim`; the statement should say the number of seeds and the level.
+    values : array_like, shape (n_seeds,)
+        One measurement per seed (at least two).
+    expected : float
+        The predicted mean.
+    level : float
+        Coverage of the interval (default 0.99).
+    allowance : float
+        Non-negative systematic tolerance added to the statistical one.
+    display : bool
+        As for :func:`claim`.
+
+    Returns
+    -------
+    Claim
+    """
+    values = numpy.asarray(values, dtype=float)
+    if values.ndim != 1 or values.size < 2:
+        raise ValueError("values must be one measurement per seed, at least two seeds")
+    allowance = _number(allowance, "allowance")
+    if not allowance >= 0:
+        raise ValueError(f"allowance must be non-negative, got {allowance}")
+    m, sem = stats.mean_and_error(values)
+    tol = stats.t_factor(values.size, level) * float(sem) + allowance
+    return claim(label, statement, float(m), expected, tol=tol, display=display)
 
 
 def _show(record: Claim) -> None:

@@ -15,6 +15,7 @@ __all__ = [
     "PALETTE",
     "use_style",
     "errorbar_over_seeds",
+    "log_ticks",
 ]
 
 
@@ -61,3 +62,13 @@ def errorbar_over_seeds(ax, x, values, label=None, **kw):
     kw.setdefault("marker", "o")
     kw.setdefault("capsize", 2)
     return ax.errorbar(np.asarray(x), m, yerr=sem, label=label, **kw)
+
+
+def log_ticks(ax, ticks, axis: str = "x") -> None:
+    """Label a logarithmic axis at the given values only, in plain numbers, no minor labels."""
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    ticks = [float(t) for t in ticks]
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(ticks, labels=[f"{t:g}" for t in ticks])
+    target.set_minor_locator(mpl.ticker.NullLocator())
