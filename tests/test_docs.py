@@ -1,0 +1,152 @@
+"""The package leads to the text in one hop, and the notebooks keep their cells short (issue 15).
+
+* Every label a docstring of ``src/lecnotes`` cites, as ``{eq}`label```, ``{prf:ref}`label```,
+  ``{ref}`label``` or ``{numref}`label```, exists in ``lectures/`` (a MyST target ``(label)=``,
+  a directive's ``:label: label`` or an equation's ``$$ ... $$ (label)``).
+* Every public function and method of the foundation and chapter tiers has a numpydoc
+  docstring: a ``Parameters`` section when it takes arguments, a ``Returns`` (or ``Yields``)
+  section unless it is annotated ``-> None``.
+* No notebook code cell is longer than 25 lines and at least 85% of each notebook's code cells
+  have at most 15 lines: loops over seeds and sizes live in the chapter modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+CHAPTERS = ()  # the book as a whole; make check runs it
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "lecnotes"
+LECTURES = sorted((ROOT / "lectures").glob("*.ipynb"))
+BOOK_TIER = {"claims", "plotting", "widgets", "grading"}
+
+ROLE = re.compile(r"\{(?:eq|prf:ref|ref|numref)\}`([^`]+)`")
+TARGETS = (
+    re.compile(r"^\(([A-Za-z0-9_:.-]+)\)=\s*$", re.M),
+    re.compile(r"^\s*:label:\s*([A-Za-z0-9_:.-]+)\s*$", re.M),
+    re.compile(r"\$\$\s*\(([A-Za-z0-9_:.-]+)\)"),
+)
+
+
+def _cells(path: Path, kind: str) -> list[str]:
+    nb = json.loads(path.read_text())
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == kind]
+
+
+def text_labels() -> set[str]:
+    """Every label defined in the lectures' Markdown cells."""
+    out: set[str] = set()
+    for path in LECTURES:
+        for src in _cells(path, "markdown"):
+            for pattern in TARGETS:
+                out.update(pattern.findall(src))
+    return out
+
+
+def cited_labels() -> dict[str, list[str]]:
+    """label -> the modules whose docstrings (or comments) cite it."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for ref in ROLE.findall(path.read_text()):
+            label = ref.split("<")[-1].rstrip(">").strip()
+            out.setdefault(label, []).append(path.stem)
+    return out
+
+
+def test_role_and_target_patterns():
+    assert ROLE.findall("see {eq}`eq-mp` and {prf:ref}`the theorem <thm-bbp>`") == [
+        "eq-mp",
+        "the theorem <thm-bbp>",
+    ]
+    md = "(sec-x)=\n# X\n```{prf:theorem}\n:label: thm-y\n```\n$$ a = b $$ (eq-z)\n"
+    found = set().union(*(p.findall(md) for p in TARGETS))
+    assert found == {"sec-x", "thm-y", "eq-z"}
+
+
+def test_every_cited_label_exists_in_the_text():
+    labels = text_labels()
+    missing = {k: v for k, v in cited_labels().items() if k not in labels}
+    assert not missing, f"labels cited in src/ but defined in no lecture: {missing}"
+
+
+def _modules():
+    return sorted(
+        p
+        for p in SRC.rglob("*.py")
+        if p.stem not in BOOK_TIER and not p.stem.startswith("_") and p.parent.name != "grading"
+    )
+
+
+def _public_functions(tree: ast.Module):
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            yield node.name, node
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for sub in node.body:
+                if isinstance(sub, ast.FunctionDef) and not sub.name.startswith("_"):
+                    yield f"{node.name}.{sub.name}", sub
+
+
+def _arguments(fn: ast.FunctionDef) -> list[str]:
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+    return [n for n in names if n not in ("self", "cls")]
+
+
+def _is_property(fn: ast.FunctionDef) -> bool:
+    return any(getattr(d, "id", getattr(d, "attr", "")) in ("property", "cached_property")
+               for d in fn.decorator_list)
+
+
+def numpydoc_gaps(path: Path) -> list[str]:
+    """Public functions of a module without the numpydoc sections they need."""
+    gaps = []
+    for name, fn in _public_functions(ast.parse(path.read_text())):
+        doc = ast.get_docstring(fn) or ""
+        if not doc:
+            gaps.append(f"{name}: no docstring")
+            continue
+        if _is_property(fn):
+            continue
+        if _arguments(fn) and not re.search(r"^Parameters\n-{3,}", doc, re.M):
+            gaps.append(f"{name}: no Parameters section")
+        returns_none = isinstance(fn.returns, ast.Constant) and fn.returns.value is None
+        if not returns_none and not re.search(r"^(Returns|Yields)\n-{3,}", doc, re.M):
+            gaps.append(f"{name}: no Returns section")
+    return gaps
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: p.stem)
+def test_public_functions_have_numpydoc_sections(path):
+    gaps = numpydoc_gaps(path)
+    assert not gaps, f"{path.name}: " + "; ".join(gaps)
+
+
+def test_numpydoc_check_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        'def f(x):\n    """Nothing."""\n\n\ndef g() -> None:\n    """Fine."""\n\n\n'
+        'def h(x):\n    """Doc.\n\n    Parameters\n    ----------\n    x : int\n\n'
+        '    Returns\n    -------\n    int\n    """\n'
+    )
+    assert numpydoc_gaps(bad) == ["f: no Parameters section", "f: no Returns section"]
+
+
+def cell_lengths(path: Path) -> list[int]:
+    return [len(src.strip("\n").splitlines()) for src in _cells(path, "code")]
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_notebook_cells_are_short(path):
+    lengths = cell_lengths(path)
+    long = [i for i, n in enumerate(lengths) if n > 25]
+    assert not long, f"{path.name}: code cells {long} have more than 25 lines"
+    short = sum(n <= 15 for n in lengths) / len(lengths)
+    assert short >= 0.85, f"{path.name}: only {short:.0%} of code cells have at most 15 lines"
