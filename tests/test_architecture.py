@@ -6,8 +6,9 @@ Read from the sources with ``ast`` (nothing is imported):
 * a **chapter** module imports only the foundation and, for ``stem``, its own companions
   ``stem_*`` (``spectral`` may use ``spectral_theory``); a companion imports only the
   foundation;
-* **book** modules (``claims``, ``plotting``, ``widgets``, ``grading``) may import anything,
-  and nothing in the package imports them;
+* **book** modules (``claims``, ``plotting``, ``widgets``, and the ``grading`` package with one
+  file per chapter) may import anything, and nothing in the package imports them (within the
+  ``grading`` package its files import each other);
 * no import cycle; no import inside a function except of the optional heavy packages of
   ``OPTIONAL``; no private name (``_x``) of one module used in another; no module over
   ``MAX_LINES`` lines; every module of the package is in exactly one tier.
@@ -39,27 +40,56 @@ BOOK = ("claims", "plotting", "widgets", "grading")
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython")  # may be imported inside a function
 
 
-def _modules() -> dict[str, ast.Module]:
-    return {p.stem: ast.parse(p.read_text(), str(p)) for p in sorted(PACKAGE.glob("*.py"))
-            if p.stem != "__init__"}
+SUBPACKAGES = ("grading",)  # book-tier packages: one file per chapter
 
 
-MODULES = _modules()
+def _module_name(path: Path) -> str:
+    """``spectral`` for lecnotes/spectral.py, ``grading.spectral`` for lecnotes/grading/...;
+    a subpackage's ``__init__`` is the subpackage itself."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
 
 
-def _package_imports(tree: ast.Module) -> dict[str, set[str]]:
-    """Modules of the package imported anywhere in ``tree``, with the names taken from each."""
+def _paths() -> dict[str, Path]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    return {_module_name(p): p for p in paths if p != PACKAGE / "__init__.py"}
+
+
+PATHS = _paths()
+MODULES = {name: ast.parse(p.read_text(), str(p)) for name, p in PATHS.items()}
+
+
+def _in_book(name: str) -> bool:
+    return name in BOOK or name.split(".")[0] in SUBPACKAGES
+
+
+def _package_imports(tree: ast.Module, importer: str = "") -> dict[str, set[str]]:
+    """Modules of the package imported anywhere in ``tree``, with the names taken from each.
+
+    Names are relative to the package root: a ``from .base import x`` in
+    ``lecnotes/grading/spectral.py`` is ``grading.base``. ``importer`` is the module's name.
+    """
+    path = PATHS.get(importer)
+    package = importer.split(".") if path is not None and path.name == "__init__.py" else (
+        importer.split(".")[:-1] if importer else [])
     out: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module is None:  # from . import x as X
-                for alias in node.names:
-                    out.setdefault(alias.name, set())
-            elif node.level == 1 or (node.module or "").startswith("lecnotes"):
-                mod = (node.module or "").removeprefix("lecnotes").lstrip(".")
-                if not mod:
+            if node.level or (node.module or "").startswith("lecnotes"):
+                if node.level:
+                    base = package[: len(package) - (node.level - 1)]
+                    parts = base + ([node.module] if node.module else [])
+                else:
+                    parts = [p for p in (node.module or "").split(".")[1:] if p]
+                mod = ".".join(parts)
+                if not mod:  # from . import x as X
                     for alias in node.names:
                         out.setdefault(alias.name, set())
+                elif mod in SUBPACKAGES and all(f"{mod}.{a.name}" in PATHS for a in node.names):
+                    for alias in node.names:  # from . import base (inside a subpackage)
+                        out.setdefault(f"{mod}.{alias.name}", set())
                 else:
                     out.setdefault(mod, set()).update(a.name for a in node.names)
         elif isinstance(node, ast.Import):
@@ -70,9 +100,12 @@ def _package_imports(tree: ast.Module) -> dict[str, set[str]]:
 
 
 def _allowed(importer: str, imported: str) -> bool:
-    if imported in BOOK:
-        return False  # nothing in the package imports the book tier, the book tier included
-    if importer in BOOK:
+    if _in_book(imported):
+        # nothing in the package imports the book tier, the book tier included, except the
+        # files of one book subpackage (grading) importing each other
+        same = importer.split(".")[0] == imported.split(".")[0] in SUBPACKAGES
+        return same and importer != imported
+    if _in_book(importer):
         return True
     if importer in FOUNDATION:
         return imported in FOUNDATION and FOUNDATION.index(imported) < FOUNDATION.index(importer)
@@ -86,19 +119,26 @@ def _allowed(importer: str, imported: str) -> bool:
 def test_every_module_has_one_tier():
     tiers = FOUNDATION + CHAPTER_MODULES + BOOK
     assert len(set(tiers)) == len(tiers)
-    assert sorted(MODULES) == sorted(tiers), (
-        f"modules without a tier: {sorted(set(MODULES) - set(tiers))}; "
-        f"tiers without a module: {sorted(set(tiers) - set(MODULES))}")
+    top = sorted({name.split(".")[0] for name in MODULES})
+    assert top == sorted(tiers), (
+        f"modules without a tier: {sorted(set(top) - set(tiers))}; "
+        f"tiers without a module: {sorted(set(tiers) - set(top))}")
+
+
+def test_one_grading_file_per_chapter():
+    files = {name.split(".", 1)[1] for name in MODULES if name.startswith("grading.")}
+    assert files == {"base", *(m for m in CHAPTER_MODULES if not m.endswith("_theory"))}
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_imports_follow_the_tier_order(name):
-    bad = [m for m in _package_imports(MODULES[name]) if not _allowed(name, m)]
+    bad = [m for m in _package_imports(MODULES[name], name) if not _allowed(name, m)]
     assert not bad, f"lecnotes.{name} imports {bad}, against the tier order"
 
 
 def test_no_import_cycle():
-    graph = {name: set(_package_imports(tree)) & set(MODULES) for name, tree in MODULES.items()}
+    graph = {name: set(_package_imports(tree, name)) & set(MODULES)
+             for name, tree in MODULES.items()}
     state: dict[str, int] = {}
 
     def visit(node, path):
@@ -135,7 +175,8 @@ def test_no_function_level_import(name):
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_no_private_name_across_modules(name):
     tree = MODULES[name]
-    bad = [f"from {m} import {n}" for m, names in _package_imports(tree).items() for n in names
+    imports = _package_imports(tree, name)
+    bad = [f"from {m} import {n}" for m, names in imports.items() for n in names
            if n.startswith("_") and n != "_validate"]
     aliases = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                and (node.level or (node.module or "").startswith("lecnotes"))
@@ -148,7 +189,7 @@ def test_no_private_name_across_modules(name):
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_module_size(name):
-    lines = len((PACKAGE / f"{name}.py").read_text().splitlines())
+    lines = len(PATHS[name].read_text().splitlines())
     assert lines <= MAX_LINES, f"lecnotes.{name} has {lines} lines (at most {MAX_LINES})"
 
 
@@ -161,3 +202,8 @@ def test_the_checks_can_fail():
     assert not _allowed("networks", "claims") and _allowed("widgets", "spectral_theory")
     tree = ast.parse("from .x import _y\nfrom . import z as Z\ndef f():\n    import scipy\n")
     assert _package_imports(tree) == {"x": {"_y"}, "z": set()}
+    assert _allowed("grading.spectral", "grading.base") and _allowed("grading", "grading.setting")
+    assert not _allowed("spectral", "grading.spectral") and not _allowed("claims", "grading")
+    tree = ast.parse("from .base import Report\nfrom ..spectral import x\nfrom . import base\n")
+    assert _package_imports(tree, "grading.spectral") == {
+        "grading.base": {"Report"}, "spectral": {"x"}}
