@@ -197,3 +197,21 @@ def test_student_notebooks_are_plain_and_keep_every_code_cell(tmp_path):
         assert "**Exercise " in text and re.search(r"## References\n(.*\n)*- \S", text)
     setting = nbformat.read(written[0], 4)
     assert "(Stein, 1981)" in "\n".join(c.source for c in setting.cells)
+
+
+def test_out_folders_that_hold_the_sources_are_refused(tmp_path):
+    for bad in (ROOT, ROOT.parent, ROOT / "lectures", ROOT / "book" / "x", ROOT / ".git"):
+        with pytest.raises(SystemExit, match="refusing"):
+            editions.check_out(bad, replace=True)
+    with pytest.raises(SystemExit, match="refusing"):
+        editions.check_out(ROOT / "lectures" / "out", replace=False)
+    other = tmp_path / "someone-elses-folder"
+    other.mkdir()
+    (other / "thesis.tex").write_text("precious")
+    with pytest.raises(SystemExit, match="not empty"):
+        editions.student_edition(other, execute=False)
+    assert (other / "thesis.tex").exists()
+    assert editions.check_out(other, replace=False) == other.resolve()  # assignments only add
+    (other / editions.MARKER).write_text("")
+    assert editions.check_out(other, replace=True) == other.resolve()
+    assert editions.check_out(tmp_path / "new", replace=True) == (tmp_path / "new").resolve()

@@ -115,16 +115,47 @@ def student_notebooks(out: Path) -> list[Path]:
     return written
 
 
+MARKER = ".lecnotes-edition"
+"""File written into every output folder; a folder without it is never emptied."""
+
+SOURCES = ("lectures", "book", "src", "tests", "tools", ".git")
+
+
+def check_out(out: Path, replace: bool) -> Path:
+    """Refuse an output folder that would destroy or pollute the sources; return it resolved.
+
+    ``out`` must not be the repository or one of its ancestors (it would contain the sources),
+    nor lie inside a source folder (``lectures/``, ``book/``, ...). With ``replace`` (the
+    student edition empties its folder first) an existing non-empty folder must carry the
+    :data:`MARKER` of an earlier edition.
+    """
+    out = out.resolve()
+    if out == ROOT or out in ROOT.parents:
+        raise SystemExit(f"refusing --out {out}: it contains the book's sources ({ROOT})")
+    for name in SOURCES:
+        folder = ROOT / name
+        if out == folder or folder in out.parents:
+            raise SystemExit(f"refusing --out {out}: it lies inside the sources ({folder})")
+    earlier = (out / MARKER).exists() or (out / "src" / "_config.yml").exists()  # or older
+    if replace and out.exists() and any(out.iterdir()) and not earlier:
+        raise SystemExit(f"refusing --out {out}: the folder is not empty and was not written by "
+                         "this tool (no " + MARKER + "); choose a new folder")
+    return out
+
+
 def student_edition(out: Path, execute: bool = True) -> Path:
     """Build the book without solutions into ``out`` and write its plain notebooks.
 
     Returns the folder of the HTML book (``out/_build/html``); the notebooks are in
-    ``out/notebooks``.
+    ``out/notebooks``. ``out`` is emptied first; :func:`check_out` refuses a folder that
+    contains the sources or was not written by this tool.
     """
+    out = check_out(out, replace=True)
     src = out / "src"
     if out.exists():
         shutil.rmtree(out)
     src.mkdir(parents=True)
+    (out / MARKER).write_text("written by tools/editions.py student; emptied on every run\n")
     for name in ["_config.yml", "_toc.yml"]:
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "book", src / "book")
@@ -220,6 +251,7 @@ def assignment_notebook(path: Path, index: plain_markdown.BookIndex | None = Non
 
 def assignments(out: Path) -> list[Path]:
     """Write the assignment of every chapter to ``out`` and return the paths."""
+    out = check_out(out, replace=False)
     out.mkdir(parents=True, exist_ok=True)
     index = book_index()
     written = []
