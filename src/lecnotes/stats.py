@@ -180,7 +180,18 @@ def collapse_chi2(runs: dict, scale, window=(0.2, 1.0), rtol: float = 0.02):
 def mean_and_error(values, axis: int = 0):
     """Mean and standard error of the mean over seeds along ``axis`` (error bars of the book).
 
-    Returns ``(mean, sem)``; with a single seed the error is 0.
+    Parameters
+    ----------
+    values : array_like
+        Repetitions along ``axis`` (seeds on axis 0 by the book's convention).
+    axis : int
+        The seed axis.
+
+    Returns
+    -------
+    mean, sem : ndarray or float
+        The mean and the standard error of the mean (``std(ddof=1) / sqrt(k)``); with a
+        single seed the error is 0.
     """
     a = V.finite_array(values, "values")
     if a.ndim == 0 or a.shape[axis] < 1:
@@ -194,7 +205,16 @@ def mean_and_error(values, axis: int = 0):
 def loglog_slope(x, y):
     """Least-squares slope and intercept of ``log y`` against ``log x`` (scaling laws).
 
-    Returns ``(slope, intercept, slope_stderr)``.
+    Parameters
+    ----------
+    x, y : array_like, shape (p,)
+        Positive values, at least two points.
+
+    Returns
+    -------
+    slope, intercept, slope_stderr : float
+        The fit of ``log y = slope * log x + intercept`` and the standard error of the slope
+        from the residuals (``nan`` for two points).
     """
     x = V.finite_array(x, "x", ndim=1)
     y = V.finite_array(y, "y", ndim=1)
