@@ -176,3 +176,47 @@ def test_claim_mean_uses_a_student_t_interval(tmp_path, monkeypatch):
         claims.claim_mean("m4", "one seed", [1.0], 1.0)
     with pytest.raises(ValueError):
         claims.claim_mean("m5", "negative allowance", values, 1.0, allowance=-1)
+
+
+def test_a_claim_without_power_fails_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    # slope 0 (the text) against slope -1/2 (the competing d^(-1/2) decay): a tolerance of
+    # 0.6 accepts both, so the claim certifies nothing
+    with pytest.raises(AssertionError, match="NO POWER: the alternative -0.5"):
+        claims.claim("flat", "independent of d", -0.02, 0.0, tol=0.6, alternative=-0.5,
+                     display=False)
+    rec = claims.load_records()["99_test"][-1]
+    assert rec["powerless"] is True and rec["passed"] is False and rec["alternative"] == -0.5
+    ok = claims.claim("flat2", "independent of d", -0.02, 0.0, tol=0.1, alternative=-0.5,
+                      display=False)
+    assert ok.passed and not ok.powerless and "alternative -0.5" in ok.line()
+    for relation, expected, alt in [("<=", 1.0, 0.5), (">=", 0.0, 3.0), ("between", (0, 2), 1)]:
+        with pytest.raises(AssertionError, match="NO POWER"):
+            claims.claim("b", "bound", 0.5, expected, relation=relation, alternative=alt,
+                         display=False)
+    values = [0.9, 1.1, 1.0, 1.2, 0.8]  # interval 1.0 +- 0.33: 1.3 is inside, 1.4 outside
+    with pytest.raises(AssertionError, match="NO POWER"):
+        claims.claim_mean("m", "mean one", values, 1.0, alternative=1.3, display=False)
+    assert claims.claim_mean("m", "mean one", values, 1.0, alternative=1.4, display=False).passed
+
+
+def test_no_alternative_is_recorded_and_exclusive(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    rec = claims.claim("e", "exact identity", 1.0, 1.0, tol=1e-12,
+                       no_alternative="an algebraic identity", display=False)
+    assert rec.no_alternative == "an algebraic identity"
+    with pytest.raises(ValueError):
+        claims.claim("e", "both", 1.0, 1.0, tol=1, alternative=0.0, no_alternative="x")
+    with pytest.raises(ValueError):
+        claims.claim("e", "blank reason", 1.0, 1.0, tol=1, no_alternative=" ")
+
+
+def test_no_raise_mode_records_failures_for_robustness_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    monkeypatch.setenv(claims.NO_RAISE, "1")
+    claims.start_chapter("99_test")
+    rec = claims.claim("bad", "one is zero", 1.0, 0.0, tol=0.1, display=False)
+    assert not rec.passed
+    assert claims.load_records()["99_test"][0]["passed"] is False

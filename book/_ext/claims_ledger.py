@@ -88,6 +88,16 @@ def _reference(rec):
     return f"{rel} {_fmt(exp)}"
 
 
+def _alternative(rec):
+    """The competing prediction the claim rejects, or why none applies ("-" if not stated)."""
+    if rec.get("alternative") is not None:
+        text = _fmt(rec["alternative"])
+        return text + (" (would pass too: no power)" if rec.get("powerless") else "")
+    if rec.get("no_alternative"):
+        return "none: " + rec["no_alternative"]
+    return "-"
+
+
 def _table(headers, rows, widths):
     table = nodes.table(classes=["claims-ledger"])
     tgroup = nodes.tgroup(cols=len(headers))
@@ -159,6 +169,7 @@ def _resolve(app, doctree, docname):
                 claim_cell,
                 _fmt(rec["measured"]),
                 _reference(rec),
+                _alternative(rec),
                 "pass" if ok else "FAIL",
             ])
         n_total += len(rows)
@@ -179,7 +190,8 @@ def _resolve(app, doctree, docname):
             text=_provenance_text(prov.get(stem, {})), classes=["claims-provenance"]))
         if rows:
             out_nodes.append(
-                _table(["Claim", "Measured", "Reference", "Status"], rows, [66, 12, 16, 6])
+                _table(["Claim", "Measured", "Reference", "Alternative", "Status"], rows,
+                       [54, 11, 15, 14, 6])
             )
     unknown = sorted(set(records) - {lec.split("/", 1)[1] for lec in lectures})
     for stem in unknown:

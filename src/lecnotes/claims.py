@@ -21,6 +21,16 @@ Record file format: ``{"chapter": str, "provenance": dict, "claims": [claim dict
 Relations: ``"approx"`` (``|measured - expected| <= tol``), ``"<="``, ``">="``, and
 ``"between"`` (``expected = (low, high)``). Tolerances are stated by the caller and should
 come from the finite-size fluctuation measured over seeds; the statement says so.
+
+**Power.** A claim can name its ``alternative``: the value a competing explanation predicts
+(a slope of -1/2 instead of 0, the source's constant instead of the corrected one). If the
+alternative would pass the same test, the claim has no power and fails, saying so. A claim
+with a statistical tolerance and no competing value says why in ``no_alternative``. The
+ledger shows either beside the reference.
+
+**Robustness runs.** With ``LECNOTES_CLAIMS_NO_RAISE=1`` a failing claim is recorded and shown
+but does not raise, so that one execution evaluates every claim of a chapter
+(``tools/robustness.py``).
 """
 
 from __future__ import annotations
@@ -56,6 +66,8 @@ __all__ = [
 ]
 
 RELATIONS = ("approx", "<=", ">=", "between")
+NO_RAISE = "LECNOTES_CLAIMS_NO_RAISE"
+"""Environment variable: record failing claims without raising (robustness runs)."""
 
 
 class ClaimError(AssertionError):
@@ -74,20 +86,29 @@ class Claim:
     relation: str
     tol: float | None
     passed: bool
+    alternative: float | None = None
+    no_alternative: str | None = None
+    powerless: bool = False
 
     def reference_text(self) -> str:
         if self.relation == "approx":
-            return f"{_fmt(self.expected)} ± {_fmt(self.tol)}"
-        if self.relation == "between":
+            text = f"{_fmt(self.expected)} ± {_fmt(self.tol)}"
+        elif self.relation == "between":
             lo, hi = self.expected
-            return f"in [{_fmt(lo)}, {_fmt(hi)}]"
-        return f"{self.relation} {_fmt(self.expected)}"
+            text = f"in [{_fmt(lo)}, {_fmt(hi)}]"
+        else:
+            text = f"{self.relation} {_fmt(self.expected)}"
+        if self.alternative is not None:
+            text += f"; alternative {_fmt(self.alternative)}"
+        return text
 
     def line(self) -> str:
         mark = "PASS" if self.passed else "FAIL"
+        power = (f"; NO POWER: the alternative {_fmt(self.alternative)} would pass as well"
+                 if self.powerless else "")
         return (
             f"[{mark}] claim {self.chapter}:{self.label}: {self.statement} "
-            f"(measured {_fmt(self.measured)}, expected {self.reference_text()})"
+            f"(measured {_fmt(self.measured)}, expected {self.reference_text()}{power})"
         )
 
     def _repr_html_(self) -> str:
@@ -99,7 +120,10 @@ class Claim:
             f'<strong style="color:{color}">Claim {mark}</strong> '
             f"<code>{html.escape(self.label)}</code>: {html.escape(self.statement)}<br>"
             f"measured <strong>{html.escape(_fmt(self.measured))}</strong>, "
-            f"expected {html.escape(self.reference_text())}</div>"
+            f"expected {html.escape(self.reference_text())}"
+            + (" &mdash; <strong>no power</strong>: the alternative would pass as well"
+               if self.powerless else "")
+            + "</div>"
         )
 
     def __repr__(self) -> str:
@@ -261,6 +285,8 @@ def claim(
     *,
     tol: float | None = None,
     relation: str = "approx",
+    alternative: float | None = None,
+    no_alternative: str | None = None,
     display: bool = True,
 ) -> Claim:
     r"""Check a claim of the text, show it, record it, and fail loudly if it does not hold.
@@ -278,6 +304,11 @@ def claim(
     tol : float
         Absolute tolerance, required for ``relation="approx"``.
     relation : {"approx", "<=", ">=", "between"}
+    alternative : float, optional
+        The value a competing explanation predicts. If it would pass the same test, the claim
+        has no power and fails (``powerless`` in the record).
+    no_alternative : str, optional
+        Why no competing value applies (recorded in the ledger instead of an alternative).
     display : bool
         Show the claim in the notebook (HTML in Jupyter, one line of text elsewhere).
 
@@ -288,7 +319,8 @@ def claim(
     Raises
     ------
     ClaimError
-        If the claim fails (after recording it as failed).
+        If the claim fails or has no power (after recording it), unless
+        ``LECNOTES_CLAIMS_NO_RAISE=1``.
     ValueError
         For malformed input (unknown relation, missing tolerance, NaN measurement...).
     """
@@ -306,7 +338,6 @@ def claim(
         if not tol >= 0:
             raise ValueError(f"tol must be non-negative, got {tol}")
         e = _number(expected, "expected")
-        passed = abs(m - e) <= tol
     elif relation == "between":
         try:
             lo, hi = (_number(v, "expected bound") for v in expected)
@@ -315,20 +346,38 @@ def claim(
         if lo > hi:
             raise ValueError(f"empty interval ({lo}, {hi})")
         e = (lo, hi)
-        passed = lo <= m <= hi
     else:
         e = _number(expected, "expected")
-        passed = m <= e if relation == "<=" else m >= e
-    if math.isnan(m):
-        passed = False
+    if alternative is not None and no_alternative is not None:
+        raise ValueError("give either an alternative or the reason why none applies, not both")
+    if no_alternative is not None and (not isinstance(no_alternative, str)
+                                       or not no_alternative.strip()):
+        raise ValueError("no_alternative must be a sentence")
+    alt = None if alternative is None else _number(alternative, "alternative")
+    if alt is not None and math.isnan(alt):
+        raise ValueError("the alternative must be a number, got NaN")
+    powerless = alt is not None and _holds(relation, alt, e, tol)
+    passed = _holds(relation, m, e, tol) and not powerless
     chapter = _state["chapter"] or "unassigned"
-    record = Claim(chapter, label, statement, m, e, relation, tol, bool(passed))
+    record = Claim(chapter, label, statement, m, e, relation, tol, bool(passed), alt,
+                   no_alternative, bool(powerless))
     _append(record)
     if display:
         _show(record)
-    if not passed:
+    if not passed and os.environ.get(NO_RAISE, "") not in ("1", "true", "yes"):
         raise ClaimError(record.line())
     return record
+
+
+def _holds(relation: str, value: float, expected, tol) -> bool:
+    """Would ``value`` pass the test? (NaN never does.)"""
+    if math.isnan(value):
+        return False
+    if relation == "approx":
+        return abs(value - expected) <= tol
+    if relation == "between":
+        return expected[0] <= value <= expected[1]
+    return value <= expected if relation == "<=" else value >= expected
 
 
 def claim_mean(
@@ -339,6 +388,8 @@ def claim_mean(
     *,
     level: float = 0.99,
     allowance: float = 0.0,
+    alternative: float | None = None,
+    no_alternative: str | None = None,
     display: bool = True,
 ) -> Claim:
     """Claim that the mean over seeds of ``values`` is ``expected``, within a Student-t interval.
@@ -359,6 +410,9 @@ def claim_mean(
         Coverage of the interval (default 0.99).
     allowance : float
         Non-negative systematic tolerance added to the statistical one.
+    alternative, no_alternative
+        As for :func:`claim`: the competing prediction the interval must exclude, or why none
+        applies.
     display : bool
         As for :func:`claim`.
 
@@ -374,7 +428,8 @@ def claim_mean(
         raise ValueError(f"allowance must be non-negative, got {allowance}")
     m, sem = stats.mean_and_error(values)
     tol = stats.t_factor(values.size, level) * float(sem) + allowance
-    return claim(label, statement, float(m), expected, tol=tol, display=display)
+    return claim(label, statement, float(m), expected, tol=tol, alternative=alternative,
+                 no_alternative=no_alternative, display=display)
 
 
 def _show(record: Claim) -> None:
