@@ -8,6 +8,7 @@
 #   make chapter CH=6    - chapter 6 alone: its unit tests, then its notebook under nbval
 #   make test-notebooks  - every lecture under nbval, two at a time (the reader's venv)
 # Instructors: make student-edition, make assignments. Performance: make benchmarks.
+# Robustness: make robustness (every lecture under ROOTS other seed roots; not part of make test)
 #
 # Two virtualenvs: .venv holds requirements.txt alone (what Binder installs: the book is built
 # and the lectures are tested in it), .venv-dev adds requirements-dev.txt (pytest-xdist,
@@ -29,7 +30,7 @@ export MKL_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
-        install-dev student-edition assignments benchmarks
+        install-dev student-edition assignments benchmarks robustness
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).
@@ -100,6 +101,12 @@ student-edition: install
 
 assignments: install
 	$(BIN)/python tools/editions.py assignments --out _build/assignments
+
+# ROOTS independent seed roots (1..ROOTS; the book is root 0), JOBS executions at a time;
+# writes _build/robustness/ and the page book/robustness.md
+ROOTS ?= 5
+robustness: install
+	$(BIN)/python tools/robustness.py --roots $(ROOTS) --jobs $(JOBS)
 
 benchmarks: install
 	$(BIN)/python benchmarks/run.py

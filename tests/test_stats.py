@@ -79,3 +79,14 @@ def test_streams_are_named_by_their_keys():
             V.stream(5, bad)
     with pytest.raises(ValueError):
         V.generator("seed")
+
+
+def test_list_seeds_follow_numpy_and_the_root(monkeypatch):
+    monkeypatch.delenv(V.SEED_ENV, raising=False)
+    a = stats.generator([6, 2, 100]).standard_normal(3)
+    assert np.array_equal(a, np.random.default_rng([6, 2, 100]).standard_normal(3))
+    monkeypatch.setenv(V.SEED_ENV, "4")
+    assert not np.allclose(a, stats.generator([6, 2, 100]).standard_normal(3))
+    for bad in ([], [1, -2], [1.5]):
+        with pytest.raises(ValueError):
+            stats.generator(bad)

@@ -92,7 +92,8 @@ def seed_sequence(rng) -> np.random.SeedSequence:
     """The :class:`~numpy.random.SeedSequence` behind ``rng`` (the package's rng convention).
 
     ``rng`` follows SPEC 7: a ``Generator`` (its own seed sequence is used), a non-negative
-    integer seed (combined with :func:`seed_root`), or ``None`` (fresh entropy from the OS).
+    integer seed or a list of them (numpy's list entropy; combined with :func:`seed_root`),
+    or ``None`` (fresh entropy from the OS).
     """
     if isinstance(rng, np.random.Generator):
         ss = rng.bit_generator.seed_seq
@@ -106,7 +107,11 @@ def seed_sequence(rng) -> np.random.SeedSequence:
             raise ValueError(f"an integer seed must be non-negative, got {rng}")
         root = seed_root()
         return np.random.SeedSequence(int(rng) if root == 0 else [int(rng), root])
-    raise ValueError(f"rng must be a numpy Generator, an integer seed or None, got {rng!r}")
+    if isinstance(rng, (list, tuple)) and rng and all(_is_int(k) and k >= 0 for k in rng):
+        root = seed_root()  # numpy's list entropy: default_rng([a, b]) at root 0
+        return np.random.SeedSequence([int(k) for k in rng] + ([root] if root else []))
+    raise ValueError("rng must be a numpy Generator, a non-negative integer seed (or a list of "
+                     f"them) or None, got {rng!r}")
 
 
 def generator(rng) -> np.random.Generator:

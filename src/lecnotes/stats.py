@@ -1,10 +1,16 @@
-r"""Statistics over seeds: means with standard errors, log-log slopes, crossings, collapses.
+r"""Statistics over seeds: the seeds themselves, means with standard errors, slopes, collapses.
 
 Chapter-independent helpers that read the claims of the book off repeated simulations: the
 mean and standard error over seeds (seeds on axis 0), least-squares slopes in log-log
 coordinates, the size at which a curve crosses a level, a bootstrap scaling exponent of the
 crossing sizes, a chi-square measure of the collapse of curves, Student-t factors for a few
 seeds, per-seed slopes and a Kolmogorov distance to a limiting density (chapters 0-7).
+
+The seeds: a notebook never calls ``numpy.random.default_rng`` itself; it passes an integer
+seed to a ``lecnotes`` function, or draws with :func:`generator` (``generator(3)`` is
+``default_rng(3)`` in the published book) and :func:`stream` (an independent stream named by
+integer keys). Both combine the seed with the book-wide root ``LECNOTES_SEED``
+(:func:`seed_root`), so ``make robustness`` can re-execute the book with independent draws.
 """
 
 from __future__ import annotations
@@ -16,8 +22,13 @@ from scipy.stats import chi2
 from scipy.stats import t as student_t
 
 from . import _validate as V
+from ._validate import generator, seed_root, stream, streams
 
 __all__ = [
+    "generator",
+    "stream",
+    "streams",
+    "seed_root",
     "crossing_size",
     "scaling_exponent",
     "collapse_chi2",
