@@ -82,7 +82,7 @@ def summarise(roots: list[int]) -> dict:
     """Per claim of the root-0 ledger (or of any root): passes, runs, worst value."""
     per_root = {r: claims.load_records(OUT / f"root-{r}") for r in roots}
     keys: dict[tuple[str, str], dict] = {}
-    for r, records in per_root.items():
+    for records in per_root.values():
         for chapter, recs in records.items():
             for rec in recs:
                 keys.setdefault((chapter, rec["label"]), rec)
