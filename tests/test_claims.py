@@ -220,3 +220,47 @@ def test_no_raise_mode_records_failures_for_robustness_runs(tmp_path, monkeypatc
     rec = claims.claim("bad", "one is zero", 1.0, 0.0, tol=0.1, display=False)
     assert not rec.passed
     assert claims.load_records()["99_test"][0]["passed"] is False
+
+
+def _records(n, failing=()):
+    return [claims.Claim("06_x", f"c{i}", f"statement {i} <b>", 1.0, 1.0, "approx", 0.1,
+                         i not in failing, alternative=2.0 if i == 0 else None) for i in range(n)]
+
+
+def test_block_is_one_compact_linked_table():
+    text = claims.block_html(_records(3))
+    assert text.count("<details") == 1 and text.count("<tr id=") == 3
+    assert " open" not in text.split(">", 1)[0]  # collapsed beyond two claims
+    assert "3 checks hold" in text and 'id="claim-06_x-c1"' in text
+    assert "claims-ledger.html#ledger-06_x-c2" in text
+    assert "&lt;b&gt;" in text and "<b>" not in text  # statements are escaped
+    assert "style=" not in text  # colours come from the stylesheet, for both themes
+    two = claims.block_html(_records(2))
+    assert " open>" in two.split("<summary>")[0]
+    bad = claims.block_html(_records(4, failing=(2,)))
+    assert "1 of 4 checks FAILS" in bad and "lecnotes-claims-fail" in bad and " open>" in bad
+    assert claims.anchor("claim", "06_x", "a b/c") == "claim-06_x-a-b-c"
+
+
+def test_claims_of_a_cell_are_shown_together(monkeypatch, tmp_path):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    shown, hooks = [], []
+
+    class Events:
+        def register(self, name, func):
+            hooks.append((name, func))
+
+    class Shell:
+        events = Events()
+
+    monkeypatch.setattr(claims, "_ipython", lambda: Shell)
+    monkeypatch.setattr("IPython.display.display", lambda data, raw: shown.append(data))
+    claims.start_chapter("99_test")
+    claims.claim("a", "one", 1.0, 1.0, tol=0)
+    claims.claim("b", "two", 2.0, 2.0, tol=0)
+    assert not shown and [h[0] for h in hooks] == ["post_execute"]
+    hooks[0][1]()  # the end of the cell
+    assert len(shown) == 1 and "2 checks hold" in shown[0]["text/html"]
+    assert shown[0]["text/plain"].count("[PASS]") == 2
+    hooks[0][1]()  # a cell without claims shows nothing
+    assert len(shown) == 1

@@ -162,8 +162,12 @@ def _resolve(app, doctree, docname):
                     stem, rec["label"], rec["statement"], _fmt(rec["measured"]),
                     _reference(rec), location=docname,
                 )
-            claim_cell = nodes.paragraph()
-            claim_cell += nodes.literal(text=rec["label"])
+            claim_cell = nodes.paragraph(ids=[claims.anchor("ledger", stem, rec["label"])])
+            uri = app.builder.get_relative_uri(docname, lec)
+            claim_cell += nodes.reference(
+                "", "", nodes.literal(text=rec["label"]),
+                refuri=f"{uri}#{claims.anchor('claim', stem, rec['label'])}",
+                internal=True, reftitle="the claim in its chapter")
             claim_cell += nodes.Text(" " + rec["statement"])
             rows.append([
                 claim_cell,
@@ -218,7 +222,14 @@ def _note_doc(app, doctree):
         data["docs"].add(app.env.docname)
 
 
+def _add_static(app):
+    if app.builder.format == "html":
+        app.config.html_static_path.append(str(Path(__file__).resolve().parents[1] / "_static"))
+
+
 def setup(app):
+    app.connect("builder-inited", _add_static)
+    app.add_css_file("lecnotes.css")
     app.add_node(ledger_placeholder)
     app.add_directive("claims-ledger", ClaimsLedgerDirective)
     app.connect("doctree-read", _note_doc)

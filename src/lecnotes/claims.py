@@ -57,6 +57,8 @@ __all__ = [
     "ClaimError",
     "claim",
     "claim_mean",
+    "block_html",
+    "anchor",
     "start_chapter",
     "claims_dir",
     "load_records",
@@ -112,19 +114,7 @@ class Claim:
         )
 
     def _repr_html_(self) -> str:
-        color = "#1a7f37" if self.passed else "#cf222e"
-        mark = "&#10004; holds" if self.passed else "&#10008; FAILS"
-        return (
-            f'<div class="lecnotes-claim" style="border-left:4px solid {color};'
-            f'padding:0.3em 0.8em;margin:0.3em 0;">'
-            f'<strong style="color:{color}">Claim {mark}</strong> '
-            f"<code>{html.escape(self.label)}</code>: {html.escape(self.statement)}<br>"
-            f"measured <strong>{html.escape(_fmt(self.measured))}</strong>, "
-            f"expected {html.escape(self.reference_text())}"
-            + (" &mdash; <strong>no power</strong>: the alternative would pass as well"
-               if self.powerless else "")
-            + "</div>"
-        )
+        return block_html([self])
 
     def __repr__(self) -> str:
         return self.line()
@@ -217,6 +207,7 @@ def start_chapter(chapter: str) -> None:
     if not isinstance(chapter, str) or not chapter or "/" in chapter:
         raise ValueError(f"chapter must be a non-empty file stem, got {chapter!r}")
     _state["chapter"] = chapter
+    _state["pending"] = []
     path = _record_path(chapter)
     if path is not None:
         _write(path, {"chapter": chapter, "provenance": provenance(), "claims": []})
@@ -432,14 +423,101 @@ def claim_mean(
                  no_alternative=no_alternative, display=display)
 
 
-def _show(record: Claim) -> None:
+def anchor(prefix: str, chapter: str, label: str) -> str:
+    """The HTML id of a claim in its chapter (``claim-...``) or in the ledger (``ledger-...``).
+
+    Parameters
+    ----------
+    prefix : {"claim", "ledger"}
+    chapter, label : str
+        The claim's chapter (notebook stem) and label.
+
+    Returns
+    -------
+    str
+    """
+    return f"{prefix}-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in
+                                  f"{chapter}-{label}")
+
+
+def block_html(records: list[Claim], ledger: str = "../book/claims-ledger.html") -> str:
+    """The claims of one cell as one compact block (a ``<details>`` element).
+
+    The summary line says how many checks hold and names them; the table inside gives each
+    claim's statement, measured value, reference and alternative, with an anchor the claims
+    ledger links to and a link back to the ledger's row. Collapsed when there are more than
+    two claims. Styled by the classes ``lecnotes-claims*`` (``book/_static/lecnotes.css``), so
+    that it reads in the light and the dark theme.
+
+    Parameters
+    ----------
+    records : list of Claim
+        The claims, in the order they were made.
+    ledger : str
+        URL of the claims ledger page relative to the chapter's page.
+
+    Returns
+    -------
+    str
+    """
+    failed = [r for r in records if not r.passed]
+    n = len(records)
+    names = ", ".join(f"<code>{html.escape(r.label)}</code>" for r in records)
+    if failed:
+        head = (f'<span class="lecnotes-claims-mark">&#10008;</span> {len(failed)} of {n} '
+                f"check{'s' * (n != 1)} FAIL{'S' * (len(failed) == 1)}: {names}")
+    else:
+        verb = "holds" if n == 1 else "hold"
+        head = (f'<span class="lecnotes-claims-mark">&#10004;</span> {n} '
+                f"check{'s' * (n != 1)} {verb}: {names}")
+    rows = []
+    for r in records:
+        alt = _fmt(r.alternative) if r.alternative is not None else (
+            "none: " + r.no_alternative if r.no_alternative else "-")
+        if r.powerless:
+            alt += " (passes too: no power)"
+        link = f"{ledger}#{anchor('ledger', r.chapter, r.label)}"
+        rows.append(
+            f'<tr id="{anchor("claim", r.chapter, r.label)}" class="lecnotes-claim-'
+            f'{"pass" if r.passed else "fail"}"><td><a href="{html.escape(link)}" title="this '
+            f'claim in the claims ledger"><code>{html.escape(r.label)}</code></a> '
+            f"{html.escape(r.statement)}</td><td>{html.escape(_fmt(r.measured))}</td>"
+            f"<td>{html.escape(r.reference_text().split('; alternative')[0])}</td>"
+            f"<td>{html.escape(alt)}</td></tr>")
+    status = "fail" if failed else "pass"
+    opened = " open" if n <= 2 or failed else ""
+    return (f'<details class="lecnotes-claims lecnotes-claims-{status}"{opened}>'
+            f"<summary>{head}</summary>"
+            '<table class="lecnotes-claims-table"><thead><tr><th>claim</th><th>measured</th>'
+            "<th>expected</th><th>alternative</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></details>")
+
+
+def _ipython():
     try:
         from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book
+        return None
+    return get_ipython()
+
+
+def _flush() -> None:
+    """Show the claims the cell made, as one block (IPython's ``post_execute`` event)."""
+    records, _state["pending"] = _state.get("pending", []), []
+    if records:
         from IPython.display import display
 
-        if get_ipython() is not None:
-            display({"text/html": record._repr_html_(), "text/plain": record.line()}, raw=True)
-            return
-    except ImportError:  # pragma: no cover - IPython is a dependency of the book
-        pass
-    print(record.line())
+        display({"text/html": block_html(records),
+                 "text/plain": "\n".join(r.line() for r in records)}, raw=True)
+
+
+def _show(record: Claim) -> None:
+    """Print the claim's line, or in IPython queue it for the cell's block (:func:`_flush`)."""
+    ip = _ipython()
+    if ip is None:
+        print(record.line())
+        return
+    _state.setdefault("pending", []).append(record)
+    if _state.get("hooked") is not ip:  # once per shell, like matplotlib's figure flushing
+        ip.events.register("post_execute", _flush)
+        _state["hooked"] = ip
