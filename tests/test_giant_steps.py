@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from lecnotes import _validate as V
 from lecnotes import activations as ACT
 from lecnotes import giant_steps as GS
 from lecnotes import giant_steps_theory as GT
@@ -336,7 +337,7 @@ def test_one_step_sweep_and_spectra_against_a_written_out_step():
     for s in range(2):
         for j, d in enumerate(dims):
             W0, W1, w = _one_step_by_hand(lambda u: np.tanh(2 * u), d, delta * d, 2 * d, eta0,
-                                          np.random.default_rng([1, s, d]))
+                                          V.stream(1, d, s))
             _, sv, Vt = np.linalg.svd(W1)
             su = np.linalg.svd(W1 - W0, compute_uv=False)
             assert rec.neuron_overlap[s, j] == pytest.approx(np.abs(_cosines(W1, w)).mean())
@@ -360,7 +361,7 @@ def test_leap2_sweep_against_a_written_out_step():
     for s in range(2):
         for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
             _, W1, w = _one_step_by_hand(lambda u: (u * u - 1) / np.sqrt(2), d, n, 8, 1.0,
-                                         np.random.default_rng([2, s, d, n]))
+                                         V.stream(2, d, n, s))
             assert out[s, j] == pytest.approx(np.mean(_cosines(W1, w) ** 2), rel=1e-9)
     with pytest.raises(ValueError):
         GS.leap2_sweep(GT.h2, [12], [48, 96], 1)
@@ -376,7 +377,7 @@ def test_two_direction_sweep_against_a_written_out_step():
         res = GS.two_direction_sweep(dims, ns, 2, remove_linear=remove, rng=3)
         for s in range(2):
             for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
-                rng = np.random.default_rng([3, s, d, n])
+                rng = V.stream(3, d, n, s)
                 S = random_orthonormal(2, d, rng)
                 X = rng.standard_normal((n, d))
                 y = 0.5 * (_psi_by_hand(X @ S[0]) + _psi_by_hand(X @ S[1]))
@@ -411,7 +412,7 @@ def test_fresh_steps_against_a_written_out_loop():
     sweep = GS.fresh_steps_sweep(target, 2, [d], steps, 2, "tanh", eta_bar=1.5, rng=7, p=p,
                                  delta=delta)
     np.testing.assert_allclose(sweep[1, 0], GS.fresh_steps(
-        target, 2, d, steps, np.random.default_rng([7, 1, d]), "tanh", p=p, delta=delta,
+        target, 2, d, steps, V.stream(7, d, 1), "tanh", p=p, delta=delta,
         eta_bar=1.5))
     # a diverging run: NaN overlaps and an infinite norm after the overflow
     blow = GS.fresh_steps(target, 2, d, 4, 0, GT.CUBIC, p=p, delta=delta, eta_bar=1e150)
@@ -451,7 +452,7 @@ def test_generalisation_sweep_random_features_column():
     d, p, n_list = 8, 16, [16, 32]
     gen = GS.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
     assert gen.shape == (1, 2, 3) and np.all(gen > 0)
-    rng = np.random.default_rng([5, 0])
+    rng = V.stream(5, 0)
     S = random_orthonormal(2, d, rng)
     test = GT.draw_two_direction(200, S, rng)
     W0, _ = _net(p, d, rng)
@@ -463,7 +464,7 @@ def test_generalisation_sweep_random_features_column():
 def test_reference_sweep_small():
     res = GS.reference_sweep(64, 2, rng=6, d=16, p=32, n_test=500)
     assert res.exact_linear.shape == res.leak_free.shape == (2,)
-    rng = np.random.default_rng([6, 1, 64])
+    rng = V.stream(6, 64, 1)
     S = random_orthonormal(2, 16, rng)
     X = rng.standard_normal((64, 16))
     y = GT.two_direction_target(X @ S.T)
@@ -519,3 +520,14 @@ def test_singular_value_ks_at_the_quantiles():
                 lo, hi, xtol=1e-14) for u in (np.arange(1, n + 1) - 0.5) / n]
     assert GT.singular_value_ks(q, p, d, v) == pytest.approx(0.5 / n, rel=1e-6)
     assert GT.singular_value_ks(q, p, d, 2 * v) > 0.3  # the wrong law is far away
+
+
+def test_sweeps_use_keyed_streams():
+    # adding a size or a seed leaves the other draws unchanged (one stream per (size, seed))
+    small = GS.one_step_sweep(GT.tanh2, [16], 1, 4, 1.0, rng=9)
+    big = GS.one_step_sweep(GT.tanh2, [24, 16], 2, 4, 1.0, rng=9)
+    np.testing.assert_array_equal(small.neuron_overlap[0, 0], big.neuron_overlap[0, 1])
+    a = GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=9)
+    b = GS.leap2_sweep(GT.h2, [10, 12], [40, 48], 2, p=8, rng=9)
+    assert a[0, 0] == b[0, 1]
+    assert not np.array_equal(GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=10), a)

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from lecnotes import _validate as V
 from lecnotes import activations as ACT
 from lecnotes import linalg, overlaps, rmt, targets
 from lecnotes import networks as NW
@@ -321,10 +322,10 @@ def test_single_index_draw_order_used_by_the_references():
 
 def test_rank_one_ratio_against_a_written_out_reference():
     r = SP.rank_one_ratio([40, 60], 2, rng=5)
-    rng, ref = np.random.default_rng(5), np.empty((2, 2))
+    ref = np.empty((2, 2))
     for j, N in enumerate((40, 60)):
-        for k in range(2):
-            s = np.linalg.svd(_first_update_by_hand(N, rng)[-1], compute_uv=False)
+        for k in range(2):  # one stream per (size, seed)
+            s = np.linalg.svd(_first_update_by_hand(N, V.stream(5, N, k))[-1], compute_uv=False)
             ref[k, j] = s[1] / s[0]
     np.testing.assert_allclose(r, ref, rtol=1e-10)
     assert np.all((r > 0) & (r < 1))
@@ -335,7 +336,7 @@ def test_rank_one_ratio_against_a_written_out_reference():
 def test_one_step_spikes_against_a_written_out_reference():
     N, alphas = 60, [0.2, 0.3]
     one = SP.simulate_one_step_spikes(N, alphas, 1, fit_range=(8, 20), kmax=3, rng=1)
-    _, _, Xt, W0, _, D = _first_update_by_hand(N, np.random.default_rng(1), test_inputs=True)
+    _, _, Xt, W0, _, D = _first_update_by_hand(N, V.stream(1, 0), test_inputs=True)
     for j, al in enumerate(alphas):
         F = ACT.SINCOS.sigma(Xt @ (W0 + N**al * D).T)
         F = (F - F.mean(axis=0)) / math.sqrt(N)
@@ -352,7 +353,7 @@ def test_two_step_counts_use_the_linearity_of_the_second_step(reuse):
     N, a1, a2 = 60, 0.3, 0.2
     two = SP.simulate_two_step_counts(N, [0.1, a1], [a2], 1, reuse=reuse, fit_range=(8, 20),
                                       rng=2)
-    rng = np.random.default_rng(2)
+    rng = V.stream(2, 0)
     X, y, w = targets.single_index(N, N, "linear", rng=rng)
     second = (X, y) if reuse else targets.single_index(N, N, "linear", rng=rng, w_star=w)[:2]
     W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
@@ -367,7 +368,7 @@ def test_two_step_counts_use_the_linearity_of_the_second_step(reuse):
 
 def test_taylor_strengths_against_a_written_out_reference():
     tay = SP.taylor_strengths([40], 1, 2, second_layer="sign", rng=3)
-    X, y, Xt, W0, a, D = _first_update_by_hand(40, np.random.default_rng(3), test_inputs=True,
+    X, y, Xt, W0, a, D = _first_update_by_hand(40, V.stream(3, 40, 0), test_inputs=True,
                                                second_layer="sign")
     # k = 1: F_1 = sigma'(Xt W0^T) * (Xt D^T), centred, / sqrt(n), projected on a
     F1 = ACT.SINCOS.dsigma(Xt @ W0.T) * (Xt @ D.T)
@@ -382,7 +383,7 @@ def test_taylor_strengths_against_a_written_out_reference():
 def test_simulate_reuse_against_a_written_out_reference(link):
     d, delta, p, c = 30, 2.0, 10, 1.0
     reu = SP.simulate_reuse([d], delta, p, c, 1, rng=4, link=link)
-    rng, n = np.random.default_rng(4), int(delta * d)
+    rng, n = V.stream(4, d, 0), int(delta * d)
     if link is None:
         X, y, w = targets.single_index(2 * n, d, targets.HE3, rng=rng)
         w_first = w
@@ -470,3 +471,12 @@ def test_reuse_stein_coefficient_against_monte_carlo():
         TST.reuse_stein_coefficient("linear", "tanh", c, delta)  # c_1 != 0
     with pytest.raises(ValueError):
         TST.reuse_preprocessing("tanh", 0.0, delta)
+
+
+def test_simulations_use_keyed_streams():
+    # adding a size or a seed leaves the other draws unchanged (one stream per (size, seed))
+    np.testing.assert_array_equal(SP.rank_one_ratio([40], 1, rng=5),
+                                  SP.rank_one_ratio([60, 40], 2, rng=5)[:1, 1:])
+    one = SP.simulate_reuse([30], 2.0, 10, 1.0, 1, rng=4)
+    two = SP.simulate_reuse([40, 30], 2.0, 10, 1.0, 2, rng=4)
+    assert one.reuse.along[0, 0] == two.reuse.along[0, 1]

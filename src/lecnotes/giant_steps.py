@@ -218,10 +218,8 @@ def one_step_spectra(link, d: int, p: int, delta: int, eta0: float, rng=None,
 
     Parameters
     ----------
-    link : callable or str
-    d, p, delta : int
-        Dimension, width, :math:`n/d`.
-    eta0 : float
+    link, d, p, delta, eta0
+        Link, dimension, width, :math:`n/d` and :math:`\eta_0`.
     rng : Generator, int or None
     reference_variance : float, optional
 
@@ -260,21 +258,20 @@ class OneStepSweep(NamedTuple):
 
 
 def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: int = 2,
-                   rng=1) -> OneStepSweep:
+                   rng=None) -> OneStepSweep:
     r"""One giant step at :math:`n = \delta d`, :math:`p = 2d`, over dimensions and seeds.
 
     Measures the overlaps of {eq}`eq-ch6-neuron-overlap` and the spike of
     {prf:ref}`prop-ch6-spike-bulk`. Seed ``s`` at dimension ``d`` uses its own stream
-    ``default_rng([rng, s, d])`` (``rng`` an integer key).
+    ``V.stream(rng, d, s)`` (:func:`lecnotes._validate.stream`): adding a size or a seed
+    leaves the other draws unchanged.
 
     Parameters
     ----------
-    link : callable or str
-    dims : sequence of int
-    seeds, delta, p_over_d : int
-        Number of seeds, :math:`n/d`, :math:`p/d`.
-    eta0 : float
-    rng : int
+    link, dims, seeds, delta, eta0
+        Link, dimensions, number of seeds, :math:`n/d` and :math:`\eta_0`.
+    p_over_d : int
+    rng : Generator, int or None
 
     Returns
     -------
@@ -282,10 +279,11 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
     """
     dims = np.asarray(dims)
     seeds = V.positive_int(seeds, "seeds")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     rec = np.zeros((seeds, len(dims), 5))
     for seed in range(seeds):
         for j, d_j in enumerate(dims):
-            gen = np.random.default_rng([rng, seed, d_j])
+            gen = V.stream(rng, d_j, seed)
             p_j, n_j = p_over_d * d_j, delta * d_j
             X, y, w_star = single_index(n_j, d_j, link, rng=gen)
             W0, a0 = _init(p_j, d_j, gen)
@@ -299,20 +297,18 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
 
 
 def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
-                rng=2) -> np.ndarray:
+                rng=None) -> np.ndarray:
     r"""Mean squared neuron overlap after one giant step, over dimensions and seeds.
 
     The measurement of {eq}`eq-ch6-leap2`: batch size ``ns[j]`` at dimension ``dims[j]``,
     width ``p``, :math:`\eta` from :func:`giant_step_size`. Seed ``s`` uses the stream
-    ``default_rng([rng, s, d, n])``.
+    ``V.stream(rng, d, n, s)``.
 
     Parameters
     ----------
-    link : callable or str
-    dims, ns : sequence of int
-        Dimensions and the batch size at each.
-    seeds, p, rng : int
-    eta0 : float
+    link, dims, ns, seeds, p, eta0
+        Link, dimensions and the batch size at each, number of seeds, width, :math:`\eta_0`.
+    rng : Generator, int or None
 
     Returns
     -------
@@ -320,12 +316,13 @@ def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
         :math:`\frac1p\sum_i\cos^2(w_i^1, w_\star)`.
     """
     seeds = V.positive_int(seeds, "seeds")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     if len(dims) != len(ns):
         raise ValueError("dims and ns must have the same length")
     out = np.zeros((seeds, len(dims)))
     for s in range(seeds):
         for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
-            gen = np.random.default_rng([rng, s, d, n])
+            gen = V.stream(rng, d, n, s)
             X, y, w_star = single_index(n, d, link, rng=gen)
             W0, a0 = _init(p, d, gen)
             W1 = giant_step(W0, a0, X, y, giant_step_size(p, n, d, eta0), scaling=p**-0.5)
@@ -345,30 +342,32 @@ class TwoDirectionSweep(NamedTuple):
     first_seed: list
 
 
-def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool, rng=3) -> TwoDirectionSweep:
+def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool,
+                        rng=None) -> TwoDirectionSweep:
     r"""One giant step on :func:`two_direction_target`, :math:`p = 2d`, over dimensions and seeds.
 
     Specialisation of the neurons (:math:`\eta` of the reference code,
     :math:`\eta_0 = 10\sqrt{d/p}`); with ``remove_linear`` the empirical linear part of the
     labels is removed first (leap 2, {prf:ref}`thm-ch6-leap`). Seed ``s`` uses the stream
-    ``default_rng([rng, s, d, n])``.
+    ``V.stream(rng, d, n, s)``.
 
     Parameters
     ----------
-    dims, ns : sequence of int
-    seeds, rng : int
-    remove_linear : bool
+    dims, ns, seeds, remove_linear
+        Dimensions, batch sizes, number of seeds; remove the linear part of the labels.
+    rng : Generator, int or None
 
     Returns
     -------
     TwoDirectionSweep
     """
     seeds = V.positive_int(seeds, "seeds")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     eig = np.zeros((seeds, len(dims), 2))
     first = []
     for s in range(seeds):
         for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
-            gen = np.random.default_rng([rng, s, d, n])
+            gen = V.stream(rng, d, n, s)
             W_star = random_orthonormal(2, d, gen)
             X = gen.standard_normal((n, d))
             y = two_direction_target(X @ W_star.T)
@@ -425,17 +424,18 @@ def fresh_steps(target: Callable, k: int, d: int, steps: int, rng=None, activati
 
 
 def fresh_steps_sweep(target: Callable, k: int, dims, steps: int, seeds: int,
-                      activation="relu", eta_bar: float = 2.0, rng=4, **kw) -> np.ndarray:
+                      activation="relu", eta_bar: float = 2.0, rng=None, **kw) -> np.ndarray:
     r""":func:`fresh_steps` over dimensions and seeds ({prf:ref}`thm-ch6-staircase`).
 
-    Seed ``s`` at dimension ``d`` uses the stream ``default_rng([rng, s, d])``.
+    Seed ``s`` at dimension ``d`` uses the stream ``V.stream(rng, d, s)``.
 
     Parameters
     ----------
     target, k, steps, activation, eta_bar
         As in :func:`fresh_steps`.
     dims : sequence of int
-    seeds, rng : int
+    seeds : int
+    rng : Generator, int or None
     **kw
         ``p``, ``delta`` of :func:`fresh_steps`.
 
@@ -444,7 +444,8 @@ def fresh_steps_sweep(target: Callable, k: int, dims, steps: int, seeds: int,
     ndarray (seeds, len(dims), steps, k + 1)
     """
     seeds = V.positive_int(seeds, "seeds")
-    return np.array([[fresh_steps(target, k, d, steps, np.random.default_rng([rng, s, d]),
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
+    return np.array([[fresh_steps(target, k, d, steps, V.stream(rng, d, s),
                                   activation, eta_bar=eta_bar, **kw) for d in dims]
                      for s in range(seeds)])
 
@@ -507,12 +508,12 @@ def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None
     return err[1][np.argmin(err[0])]
 
 
-def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=5,
+def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
                          n_test: int = 10_000) -> np.ndarray:
     r"""Test errors of random features, one step, and one step on the leap-2 labels.
 
     For :func:`two_direction_target` in dimension ``d``, width ``p``: per seed (stream
-    ``default_rng([rng, s])``) the directions, a test set and the network; then for each
+    ``V.stream(rng, s)``) the directions, a test set and the network; then for each
     :math:`n` three fresh batches (step, ridge, validation), one step with the learning rate
     of the reference code, and :func:`ridge_test_error` on the features of :math:`W_0`,
     :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part (added
@@ -520,17 +521,19 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=5,
 
     Parameters
     ----------
-    d, p, seeds, rng, n_test : int
+    d, p, seeds, n_test : int
     n_list : sequence of int
+    rng : Generator, int or None
 
     Returns
     -------
     ndarray (seeds, len(n_list), 3)
     """
     seeds = V.positive_int(seeds, "seeds")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     gen_err = np.zeros((seeds, len(n_list), 3))
     for seed in range(seeds):
-        gen = np.random.default_rng([rng, seed])
+        gen = V.stream(rng, seed)
         W_star = random_orthonormal(2, d, gen)
         test = draw_two_direction(n_test, W_star, gen)
         W0, a0 = _init(p, d, gen)
@@ -560,26 +563,28 @@ class ReferenceRuns(NamedTuple):
     leak_free: np.ndarray
 
 
-def reference_sweep(n: int, seeds: int, rng=6, d: int = 512, p: int = 1024,
+def reference_sweep(n: int, seeds: int, rng=None, d: int = 512, p: int = 1024,
                     n_test: int = 20_000) -> ReferenceRuns:
     r"""The reference setting of Dandi et al.: :func:`two_phase` with the linear part removed.
 
     :func:`two_direction_target`, Gaussian second layer, one step with
     :math:`\eta = 10\sqrt{np}`, ridge :math:`1/n` on the same batch
-    ({prf:ref}`def-ch6-two-phase`). Seed ``s`` uses the stream ``default_rng([rng, s, n])``.
+    ({prf:ref}`def-ch6-two-phase`). Seed ``s`` uses the stream ``V.stream(rng, n, s)``.
 
     Parameters
     ----------
-    n, seeds, rng, d, p, n_test : int
+    n, seeds, d, p, n_test : int
+    rng : Generator, int or None
 
     Returns
     -------
     ReferenceRuns
     """
     seeds = V.positive_int(seeds, "seeds")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = np.zeros((seeds, 2))
     for s in range(seeds):
-        gen = np.random.default_rng([rng, s, n])
+        gen = V.stream(rng, n, s)
         W_star = random_orthonormal(2, d, gen)
         X = gen.standard_normal((n, d))
         y = two_direction_target(X @ W_star.T)

@@ -214,7 +214,7 @@ def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activatio
     activation : str, pair or Activation, optional
         Default :data:`lecnotes.activations.SINCOS`.
     rng : Generator, int or None
-        One stream, consumed size by size and seed by seed.
+        Seed ``r`` at width ``N`` uses the stream ``V.stream(rng, N, r)``.
 
     Returns
     -------
@@ -223,11 +223,12 @@ def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activatio
     seeds = V.positive_int(seeds, "seeds")
     act = _activation_of(activation)
     sizes = _sizes(sizes)
-    rng = V.generator(rng)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = np.empty((seeds, len(sizes)))
     for j, N in enumerate(sizes):
         for r in range(seeds):
-            s = np.linalg.svd(_first_update(N, link, act, rng).D, compute_uv=False)
+            D = _first_update(N, link, act, V.stream(rng, N, r)).D
+            s = np.linalg.svd(D, compute_uv=False)
             out[r, j] = s[1] / s[0]
     return out
 
@@ -273,7 +274,7 @@ def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activ
     kmax : int
         Highest Hermite degree of the alignments.
     rng : Generator, int or None
-        One stream, consumed seed by seed.
+        Seed ``r`` uses the stream ``V.stream(rng, r)``.
 
     Returns
     -------
@@ -283,13 +284,13 @@ def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activ
     seeds = V.positive_int(seeds, "seeds")
     alphas = check_alpha(np.atleast_1d(alphas), "alphas")
     act = _activation_of(activation)
-    rng = V.generator(rng)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     A = len(alphas)
     out = OneStepSpikes(np.empty((seeds, A, 12)), np.empty((seeds, A)), np.empty((seeds, A)),
                         np.empty((seeds, N)), np.empty((seeds, A, kmax, 6)),
                         np.empty((seeds, A, 6)))
     for r in range(seeds):
-        first = _first_update(N, link, act, rng, test_inputs=True)
+        first = _first_update(N, link, act, V.stream(rng, r), test_inputs=True)
         W0, D, Xt = first.W0, first.D, first.Xt
         u = np.linalg.svd(D, full_matrices=False)[2][0]
         t = Xt @ u
@@ -343,7 +344,7 @@ def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: boo
     link, activation, fit_range
         As in :func:`simulate_one_step_spikes`.
     rng : Generator, int or None
-        One stream, consumed seed by seed.
+        Seed ``r`` uses the stream ``V.stream(rng, r)``.
 
     Returns
     -------
@@ -354,12 +355,13 @@ def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: boo
     al1 = check_alpha(np.atleast_1d(alphas1), "alphas1")
     al2 = check_alpha(np.atleast_1d(alphas2), "alphas2")
     act = _activation_of(activation)
-    rng = V.generator(rng)
+    root = V.generator(rng)  # the root of the streams V.stream(root, ...)
     A1, A2 = len(al1), len(al2)
     out = TwoStepSpectra(np.empty((seeds, A1, A2, 12)), np.empty((seeds, A1, A2)),
                          np.empty((seeds, A1, A2)), np.empty((seeds, A1, 12)),
                          np.empty((seeds, A1)), np.empty((seeds, A1)), np.empty((seeds, N)))
     for r in range(seeds):
+        rng = V.stream(root, r)
         X, y, w = single_index(N, N, link, rng=rng)
         second = (X, y) if reuse else single_index(N, N, link, rng=rng, w_star=w)[:2]
         W0, a = init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
@@ -420,7 +422,7 @@ def taylor_strengths(sizes: Sequence[int], seeds: int, kmax: int = 3, *, link="l
     second_layer : {"gaussian", "sign"}
         As in :func:`lecnotes.networks.init_params`.
     rng : Generator, int or None
-        One stream, consumed size by size and seed by seed.
+        Seed ``r`` at width ``N`` uses the stream ``V.stream(rng, N, r)``.
 
     Returns
     -------
@@ -430,12 +432,13 @@ def taylor_strengths(sizes: Sequence[int], seeds: int, kmax: int = 3, *, link="l
     kmax = V.positive_int(kmax, "kmax")
     sizes = _sizes(sizes)
     act = _activation_of(activation)
-    rng = V.generator(rng)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = TaylorStrengths(np.empty((seeds, len(sizes), kmax)),
                           np.empty((seeds, len(sizes), kmax + 1)))
     for j, N in enumerate(sizes):
         for r in range(seeds):
-            X, y, _, Xt, W0, a, D = _first_update(N, link, act, rng, True, second_layer)
+            X, y, _, Xt, W0, a, D = _first_update(N, link, act, V.stream(rng, N, r), True,
+                                                  second_layer)
             for k, F in enumerate(feature_taylor_terms(W0, D, Xt, kmax, derivative), start=1):
                 out.features[r, j, k - 1] = projected_strength(F, a**k, side="right")
             terms = second_step_taylor_terms(W0, a, D, X, y, kmax, derivative,
@@ -497,7 +500,7 @@ def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: i
     activation : str, pair or Activation
     link : callable, str or None
     rng : Generator, int or None
-        One stream, consumed dimension by dimension and seed by seed.
+        Seed ``r`` at dimension ``d`` uses the stream ``V.stream(rng, d, r)``.
 
     Returns
     -------
@@ -513,7 +516,7 @@ def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: i
     act = get_activation(activation)
     two = isinstance(link, str) and link == "two-direction"
     link = HE3 if link is None else link
-    rng = V.generator(rng)
+    root = V.generator(rng)  # the root of the streams V.stream(root, ...)
     shape = (seeds, len(dims))
     out = ReuseResult(*(ReuseArm(*(np.empty(shape) for _ in range(3))) for _ in range(2)),
                       np.empty(shape))
@@ -521,6 +524,7 @@ def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: i
     for j, d in enumerate(dims):
         n = max(1, int(round(delta * d)))
         for r in range(seeds):
+            rng = V.stream(root, d, r)
             if two:
                 X, y, Ws = multi_index(2 * n, d, two_direction_link, 2, rng=rng)
                 w_first, w = Ws[0], Ws[1]
