@@ -240,29 +240,49 @@ def test_chunked_gradient_and_ridge_agree():
         N.ridge_second_layer(W, X, y, 0.1, chunk=-3)
 
 
-def test_two_phase_matches_its_parts():
+def _relu_step_by_hand(W, a, X, y, eta, s):
+    """One first-layer step on (1/2n) sum (f - y)^2, f = s relu(X W^T) a, written out."""
+    Z = X @ W.T
+    r = (s * np.maximum(Z, 0) @ a - y) / len(y)
+    return W - eta * ((Z > 0) * r[:, None] * (s * a)[None, :]).T @ X
+
+
+def _ridge_by_hand(W, X, y, lam, s):
+    F = s * np.maximum(X @ W.T, 0)
+    return np.linalg.solve(F.T @ F + len(y) * lam * np.eye(W.shape[0]), F.T @ y)
+
+
+def test_two_phase_against_a_written_out_procedure():
     rng = np.random.default_rng(8)
     d, p = 10, 16
+    s = p**-0.5
     batches = [(rng.standard_normal((40, d)), rng.standard_normal(40) + 1.0) for _ in range(2)]
     Xr, yr = rng.standard_normal((30, d)), rng.standard_normal(30) + 1.0
     W0, a0 = _net(p, d, 1)
-    res = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=p**-0.5)
-    Ws = N.multi_step(W0, a0, batches, 5.0, scaling=p**-0.5)
-    np.testing.assert_allclose(res.W, Ws[-1])
-    a = N.ridge_second_layer(Ws[-1], Xr, yr, 0.01, scaling=p**-0.5)
-    np.testing.assert_allclose(res.a, a)
     Xt = rng.standard_normal((5, d))
-    np.testing.assert_allclose(res.predict(Xt), N.forward(Ws[-1], a, Xt, "relu", p**-0.5))
+    res = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s)
+    W = W0
+    for Xb, yb in batches:
+        W = _relu_step_by_hand(W, a0, Xb, yb, 5.0, s)
+    np.testing.assert_allclose(res.W, W, rtol=1e-10)
+    a = _ridge_by_hand(W, Xr, yr, 0.01, s)
+    np.testing.assert_allclose(res.a, a, rtol=1e-8)
+    np.testing.assert_allclose(res.predict(Xt), s * np.maximum(Xt @ W.T, 0) @ a, rtol=1e-8)
     # with the linear part removed: steps on residual labels, offset and slope added back
-    res2 = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=p**-0.5,
-                       remove_linear=True)
-    W1 = N.giant_step(W0, a0, batches[0][0], GT.remove_linear_part(*batches[0])[0], 5.0,
-                      scaling=p**-0.5)
-    np.testing.assert_allclose(res2.Ws[0], W1)
-    r, A, B = GT.remove_linear_part(Xr, yr)
-    a2 = N.ridge_second_layer(res2.W, Xr, r, 0.01, scaling=p**-0.5)
-    np.testing.assert_allclose(res2.predict(Xt), A + Xt @ B + N.forward(res2.W, a2, Xt, "relu",
-                                                                         p**-0.5))
+    res2 = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s, remove_linear=True)
+
+    def residual(X, y):
+        A, B = y.mean(), X.T @ y / len(y)
+        return y - A - X @ B, A, B
+
+    W = W0
+    for Xb, yb in batches:
+        W = _relu_step_by_hand(W, a0, Xb, residual(Xb, yb)[0], 5.0, s)
+    r, A, B = residual(Xr, yr)
+    a2 = _ridge_by_hand(W, Xr, r, 0.01, s)
+    np.testing.assert_allclose(res2.W, W, rtol=1e-10)
+    np.testing.assert_allclose(res2.predict(Xt), A + Xt @ B + s * np.maximum(Xt @ W.T, 0) @ a2,
+                               rtol=1e-8)
     with pytest.raises(ValueError):
         GS.two_phase(W0, a0, [], (Xr, yr), 1.0, 0.1)
     with pytest.raises(ValueError):

@@ -360,6 +360,12 @@ def test_giant_step_and_multi_step():
     W, a = N.init_params(8, 5, rng=0, symmetric=False, second_layer="gaussian")
     g = N.first_layer_gradient(W, a, X, y)
     np.testing.assert_allclose(N.giant_step(W, a, X, y, 2.0), W - 2.0 * g)
+    # the formula of the step, written out sample by sample (relu, square loss, scaling 1)
+    ref = np.zeros_like(W)
+    for x_i, y_i in zip(X, y, strict=True):
+        r_i = (np.maximum(W @ x_i, 0) @ a - y_i) / len(y)
+        ref += r_i * ((W @ x_i > 0) * a)[:, None] * x_i[None, :]
+    np.testing.assert_allclose(g, ref, atol=1e-12)
     Ws = N.multi_step(W, a, [(X, y), (X, y)], [2.0, 1.0])
     np.testing.assert_allclose(Ws[0], W - 2.0 * g)
     W1 = Ws[0]
