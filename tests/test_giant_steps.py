@@ -1,10 +1,12 @@
-"""Tests of the chapter-6 additions to lecnotes.networks (giant steps, overlaps, theory)."""
+"""Tests of lecnotes.giant_steps and giant_steps_theory (chapter 6): steps, sweeps, theory."""
 
 import math
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
+from lecnotes import _validate as V
 from lecnotes import activations as ACT
 from lecnotes import giant_steps as GS
 from lecnotes import giant_steps_theory as GT
@@ -26,25 +28,25 @@ def _net(p, d, seed, second_layer="sign"):
 
 # --- step size, preprocessing -----------------------------------------------------------------
 def test_giant_step_size_and_reference_convention():
-    assert N.giant_step_size(1024, 2048, 512) == pytest.approx(1024 * 2.0)
+    assert GT.giant_step_size(1024, 2048, 512) == pytest.approx(1024 * 2.0)
     # the reference code's eta = 10 sqrt(n p) is eta0 = 10 sqrt(d / p)
-    assert N.giant_step_size(1024, 3326, 512, 10 * math.sqrt(512 / 1024)) == pytest.approx(
+    assert GT.giant_step_size(1024, 3326, 512, 10 * math.sqrt(512 / 1024)) == pytest.approx(
         10 * math.sqrt(3326 * 1024))
     for bad in [(0, 4, 4), (4, 0, 4), (4, 4, 0), (4, 4, 4, -1.0), (4.5, 4, 4)]:
         with pytest.raises(ValueError):
-            N.giant_step_size(*bad)
+            GT.giant_step_size(*bad)
 
 
 def test_remove_linear_part_formula():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((50, 4))
     y = rng.standard_normal(50) + 3.0
-    res, A, B = N.remove_linear_part(X, y)
+    res, A, B = GT.remove_linear_part(X, y)
     assert A == pytest.approx(y.mean())
     np.testing.assert_allclose(B, np.mean(y[:, None] * X, axis=0))
     np.testing.assert_allclose(res, y - A - X @ B)
     with pytest.raises(ValueError):
-        N.remove_linear_part(X, y[:-1])
+        GT.remove_linear_part(X, y[:-1])
 
 
 # --- overlap measures ------------------------------------------------------------------------
@@ -149,8 +151,8 @@ def test_one_step_overlap_and_spike_match_simulation():
         rho.append(abs(Vt[0] @ w))
     th = GT.one_step_spike(link, eb, delta, p, d)
     assert np.mean(cos) == pytest.approx(GT.one_step_neuron_overlap(link, eb, delta), abs=0.02)
-    assert np.mean(s1) == pytest.approx(th["s1"], rel=0.03)
-    assert np.mean(rho) == pytest.approx(th["rho"], abs=0.03)
+    assert np.mean(s1) == pytest.approx(th.s1, rel=0.03)
+    assert np.mean(rho) == pytest.approx(th.rho, abs=0.03)
 
 
 def test_leap2_overlap_scalings_and_checks():
@@ -238,29 +240,49 @@ def test_chunked_gradient_and_ridge_agree():
         N.ridge_second_layer(W, X, y, 0.1, chunk=-3)
 
 
-def test_two_phase_matches_its_parts():
+def _relu_step_by_hand(W, a, X, y, eta, s):
+    """One first-layer step on (1/2n) sum (f - y)^2, f = s relu(X W^T) a, written out."""
+    Z = X @ W.T
+    r = (s * np.maximum(Z, 0) @ a - y) / len(y)
+    return W - eta * ((Z > 0) * r[:, None] * (s * a)[None, :]).T @ X
+
+
+def _ridge_by_hand(W, X, y, lam, s):
+    F = s * np.maximum(X @ W.T, 0)
+    return np.linalg.solve(F.T @ F + len(y) * lam * np.eye(W.shape[0]), F.T @ y)
+
+
+def test_two_phase_against_a_written_out_procedure():
     rng = np.random.default_rng(8)
     d, p = 10, 16
+    s = p**-0.5
     batches = [(rng.standard_normal((40, d)), rng.standard_normal(40) + 1.0) for _ in range(2)]
     Xr, yr = rng.standard_normal((30, d)), rng.standard_normal(30) + 1.0
     W0, a0 = _net(p, d, 1)
-    res = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=p**-0.5)
-    Ws = N.multi_step(W0, a0, batches, 5.0, scaling=p**-0.5)
-    np.testing.assert_allclose(res.W, Ws[-1])
-    a = N.ridge_second_layer(Ws[-1], Xr, yr, 0.01, scaling=p**-0.5)
-    np.testing.assert_allclose(res.a, a)
     Xt = rng.standard_normal((5, d))
-    np.testing.assert_allclose(res.predict(Xt), N.forward(Ws[-1], a, Xt, "relu", p**-0.5))
+    res = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s)
+    W = W0
+    for Xb, yb in batches:
+        W = _relu_step_by_hand(W, a0, Xb, yb, 5.0, s)
+    np.testing.assert_allclose(res.W, W, rtol=1e-10)
+    a = _ridge_by_hand(W, Xr, yr, 0.01, s)
+    np.testing.assert_allclose(res.a, a, rtol=1e-8)
+    np.testing.assert_allclose(res.predict(Xt), s * np.maximum(Xt @ W.T, 0) @ a, rtol=1e-8)
     # with the linear part removed: steps on residual labels, offset and slope added back
-    res2 = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=p**-0.5,
-                       remove_linear=True)
-    W1 = N.giant_step(W0, a0, batches[0][0], N.remove_linear_part(*batches[0])[0], 5.0,
-                      scaling=p**-0.5)
-    np.testing.assert_allclose(res2.Ws[0], W1)
-    r, A, B = N.remove_linear_part(Xr, yr)
-    a2 = N.ridge_second_layer(res2.W, Xr, r, 0.01, scaling=p**-0.5)
-    np.testing.assert_allclose(res2.predict(Xt), A + Xt @ B + N.forward(res2.W, a2, Xt, "relu",
-                                                                         p**-0.5))
+    res2 = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s, remove_linear=True)
+
+    def residual(X, y):
+        A, B = y.mean(), X.T @ y / len(y)
+        return y - A - X @ B, A, B
+
+    W = W0
+    for Xb, yb in batches:
+        W = _relu_step_by_hand(W, a0, Xb, residual(Xb, yb)[0], 5.0, s)
+    r, A, B = residual(Xr, yr)
+    a2 = _ridge_by_hand(W, Xr, r, 0.01, s)
+    np.testing.assert_allclose(res2.W, W, rtol=1e-10)
+    np.testing.assert_allclose(res2.predict(Xt), A + Xt @ B + s * np.maximum(Xt @ W.T, 0) @ a2,
+                               rtol=1e-8)
     with pytest.raises(ValueError):
         GS.two_phase(W0, a0, [], (Xr, yr), 1.0, 0.1)
     with pytest.raises(ValueError):
@@ -296,12 +318,236 @@ def test_ridge_path_matches_single_ridges(n, p):
     X, y = rng.standard_normal((n, 5)), rng.standard_normal(n)
     W = rng.standard_normal((p, 5))
     lams = [1e-3, 0.1, 2.0]
-    A = N.ridge_second_layer_path(W, X, y, lams, scaling=0.3)
+    A = GS.ridge_second_layer_path(W, X, y, lams, scaling=0.3)
     for a, lam in zip(A, lams, strict=True):
         np.testing.assert_allclose(a, N.ridge_second_layer(W, X, y, lam, scaling=0.3),
                                    rtol=1e-7, atol=1e-10)
     for bad in ([], [0.0], [-1.0, 1.0]):
         with pytest.raises(ValueError):
-            N.ridge_second_layer_path(W, X, y, bad)
+            GS.ridge_second_layer_path(W, X, y, bad)
     with pytest.raises(ValueError):
-        N.ridge_second_layer_path(W[:, :4], X, y, lams)
+        GS.ridge_second_layer_path(W[:, :4], X, y, lams)
+
+
+# --- the chapter's sweeps, against written-out references ----------------------------------------
+def _one_step_by_hand(link, d, n, p, eta0, rng, second_layer="sign"):
+    """One giant step written out: w*, X, y, then W0 (rows N(0, I/d)), a = b / sqrt(p), and
+    W1 = W0 - eta grad, grad of (1/2n) sum (f - y)^2, f = relu(X W^T) a / sqrt(p)."""
+    w = rng.standard_normal(d)
+    w /= np.linalg.norm(w)
+    X = rng.standard_normal((n, d))
+    y = link(X @ w)
+    W0 = rng.standard_normal((p, d)) / np.sqrt(d)
+    b = rng.choice([-1.0, 1.0], size=p) if second_layer == "sign" else rng.standard_normal(p)
+    a = b * p**-0.5
+    Z = X @ W0.T
+    r = (np.maximum(Z, 0) @ a / np.sqrt(p) - y) / n
+    grad = ((Z > 0) * r[:, None] * (a / np.sqrt(p))[None, :]).T @ X
+    return W0, W0 - eta0 * p * np.sqrt(n / d) * grad, w
+
+
+def _cosines(W, S):
+    S = np.atleast_2d(S)
+    return (W @ S.T) / np.linalg.norm(W, axis=1)[:, None] / np.linalg.norm(S, axis=1)[None, :]
+
+
+def test_one_step_sweep_and_spectra_against_a_written_out_step():
+    link, dims, delta, eta0 = GT.tanh2, np.array([16, 24]), 4, 1.5
+    rec = GS.one_step_sweep(link, dims, 2, delta, eta0, p_over_d=2, rng=1)
+    for s in range(2):
+        for j, d in enumerate(dims):
+            W0, W1, w = _one_step_by_hand(lambda u: np.tanh(2 * u), d, delta * d, 2 * d, eta0,
+                                          V.stream(1, d, s))
+            _, sv, Vt = np.linalg.svd(W1)
+            su = np.linalg.svd(W1 - W0, compute_uv=False)
+            assert rec.neuron_overlap[s, j] == pytest.approx(np.abs(_cosines(W1, w)).mean())
+            assert rec.spike_overlap[s, j] == pytest.approx(abs(Vt[0] @ w), rel=1e-7)
+            assert (rec.s1[s, j], rec.update_s1[s, j], rec.update_s2[s, j]) == pytest.approx(
+                (sv[0], su[0], su[1]), rel=1e-8)
+    one = GS.one_step_spectra(link, 16, 32, delta, eta0, rng=3, reference_variance=1.7)
+    rng = np.random.default_rng(3)
+    W0, W1, _ = _one_step_by_hand(lambda u: np.tanh(2 * u), 16, 64, 32, eta0, rng)
+    np.testing.assert_allclose(one.s_W1, np.linalg.svd(W1, compute_uv=False), rtol=1e-10)
+    np.testing.assert_allclose(one.s_update, np.linalg.svd(W1 - W0, compute_uv=False),
+                               rtol=1e-10)
+    G = rng.standard_normal((32, 16)) * np.sqrt(1.7 / 16)  # drawn after, from the same stream
+    np.testing.assert_allclose(one.s_reference, np.linalg.svd(G, compute_uv=False), rtol=1e-10)
+    assert one.eta_bar == pytest.approx(eta0 * 2.0)
+
+
+def test_leap2_sweep_against_a_written_out_step():
+    dims, ns = [12, 16], [48, 256]
+    out = GS.leap2_sweep(GT.h2, dims, ns, 2, p=8, eta0=1.0, rng=2)
+    for s in range(2):
+        for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
+            _, W1, w = _one_step_by_hand(lambda u: (u * u - 1) / np.sqrt(2), d, n, 8, 1.0,
+                                         V.stream(2, d, n, s))
+            assert out[s, j] == pytest.approx(np.mean(_cosines(W1, w) ** 2), rel=1e-9)
+    with pytest.raises(ValueError):
+        GS.leap2_sweep(GT.h2, [12], [48, 96], 1)
+
+
+def _psi_by_hand(u):
+    return u + (u * u - 1) / 2 + (u**4 - 6 * u * u + 3) / 24
+
+
+def test_two_direction_sweep_against_a_written_out_step():
+    dims, ns = [10, 12], [40, 144]
+    for remove in (False, True):
+        res = GS.two_direction_sweep(dims, ns, 2, remove_linear=remove, rng=3)
+        for s in range(2):
+            for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
+                rng = V.stream(3, d, n, s)
+                S = random_orthonormal(2, d, rng)
+                X = rng.standard_normal((n, d))
+                y = 0.5 * (_psi_by_hand(X @ S[0]) + _psi_by_hand(X @ S[1]))
+                if remove:
+                    y = y - y.mean() - X @ (X.T @ y / n)
+                W0, a0 = _net(2 * d, d, rng)
+                W1 = N.giant_step(W0, a0, X, y, 10 * np.sqrt(n * 2 * d), scaling=(2 * d) ** -0.5)
+                C = _cosines(W1, S)
+                np.testing.assert_allclose(res.eigenvalues[s, j],
+                                           np.linalg.eigvalsh(C.T @ C / (2 * d))[::-1],
+                                           rtol=1e-9, atol=1e-14)
+                if s == 0:
+                    np.testing.assert_allclose(res.first_seed[j], C, rtol=1e-9)
+
+
+def test_fresh_steps_against_a_written_out_loop():
+    def target(Z):
+        return Z[:, 0] + Z[:, 0] * Z[:, 1]
+
+    d, p, delta, steps = 12, 8, 2, 3
+    out = GS.fresh_steps(target, 2, d, steps, np.random.default_rng(7), "tanh", p=p, delta=delta,
+                         eta_bar=1.5)
+    rng = np.random.default_rng(7)
+    S = random_orthonormal(2, d, rng)
+    W, a = _net(p, d, rng)
+    norm0 = np.linalg.norm(W)
+    for t in range(steps):
+        X = rng.standard_normal((delta * d, d))
+        W = N.giant_step(W, a, X, target(X @ S.T), 1.5 * p, "tanh", scaling=p**-0.5)
+        np.testing.assert_allclose(out[t], [*np.mean(_cosines(W, S) ** 2, axis=0),
+                                            np.linalg.norm(W) / norm0], rtol=1e-9)
+    sweep = GS.fresh_steps_sweep(target, 2, [d], steps, 2, "tanh", eta_bar=1.5, rng=7, p=p,
+                                 delta=delta)
+    np.testing.assert_allclose(sweep[1, 0], GS.fresh_steps(
+        target, 2, d, steps, V.stream(7, d, 1), "tanh", p=p, delta=delta,
+        eta_bar=1.5))
+    # a diverging run: NaN overlaps and an infinite norm after the overflow
+    blow = GS.fresh_steps(target, 2, d, 4, 0, GT.CUBIC, p=p, delta=delta, eta_bar=1e150)
+    assert np.isnan(blow[-1, 0]) and np.isinf(blow[-1, -1])
+
+
+def test_steps_to_level_closed_form():
+    curves = np.array([[0.05, 0.1, 0.4, 0.5], [0.3, 0.4, 0.5, 0.6], [0.01, 0.02, 0.03, 0.04]])
+    tau = GS.steps_to_level(curves, 0.2)
+    assert tau[0] == pytest.approx(3 - math.log(2) / math.log(4))  # between steps 2 and 3
+    assert np.isnan(tau[1]) and np.isnan(tau[2])  # starts above the level; never reaches it
+    assert GS.steps_to_level(curves[None], 0.2).shape == (1, 3)
+
+
+def test_ridge_test_error_against_explicit_ridges():
+    rng = np.random.default_rng(11)
+    d, p = 5, 12
+    W = rng.standard_normal((p, d)) / np.sqrt(d)
+    sets = [(X, np.sin(X[:, 0]) + X[:, 1]) for X in (rng.standard_normal((m, d))
+                                                     for m in (40, 30, 50))]
+    B = rng.standard_normal(d)
+    for offset in (None, lambda Z: 0.3 + Z @ B):
+        off = (lambda Z: 0.0) if offset is None else offset
+        (Xb, yb), (Xv, yv), (Xt, yt) = sets
+        F = np.maximum(Xb @ W.T, 0) / np.sqrt(p)
+        errs = []
+        for lam in 10.0 ** np.arange(-5, 0):
+            a = np.linalg.solve(F.T @ F + len(yb) * lam * np.eye(p), F.T @ (yb - off(Xb)))
+            errs.append([np.mean((np.maximum(Z @ W.T, 0) / np.sqrt(p) @ a + off(Z) - t) ** 2)
+                         for Z, t in ((Xv, yv), (Xt, yt))])
+        errs = np.array(errs)
+        assert GS.ridge_test_error(W, *sets, p, offset) == pytest.approx(
+            errs[np.argmin(errs[:, 0]), 1], rel=1e-8)
+
+
+def test_generalisation_sweep_random_features_column():
+    d, p, n_list = 8, 16, [16, 32]
+    gen = GS.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
+    assert gen.shape == (1, 2, 3) and np.all(gen > 0)
+    rng = V.stream(5, 0)
+    S = random_orthonormal(2, d, rng)
+    test = GT.draw_two_direction(200, S, rng)
+    W0, _ = _net(p, d, rng)
+    for j, n in enumerate(n_list):
+        _, batch, val = (GT.draw_two_direction(n, S, rng) for _ in range(3))
+        assert gen[0, j, 0] == pytest.approx(GS.ridge_test_error(W0, batch, val, test, p))
+
+
+def test_reference_sweep_small():
+    res = GS.reference_sweep(64, 2, rng=6, d=16, p=32, n_test=500)
+    assert res.exact_linear.shape == res.leak_free.shape == (2,)
+    rng = V.stream(6, 64, 1)
+    S = random_orthonormal(2, 16, rng)
+    X = rng.standard_normal((64, 16))
+    y = GT.two_direction_target(X @ S.T)
+    W0, a0 = _net(32, 16, rng, "gaussian")
+    fit = GS.two_phase(W0, a0, [(X, y)], (X, y), 10 * np.sqrt(64 * 32), 1 / 64,
+                       scaling=32**-0.5, remove_linear=True)
+    Xt = rng.standard_normal((500, 16))
+    yt = 0.5 * (_psi_by_hand(Xt @ S[0]) + _psi_by_hand(Xt @ S[1]))
+    exact = Xt @ (S[0] + S[1]) / 2 + N.forward(fit.W, fit.a, Xt, "relu", 32**-0.5)
+    assert res.exact_linear[1] == pytest.approx(np.mean((exact - yt) ** 2), rel=1e-8)
+    assert res.leak_free[1] == pytest.approx(np.mean((fit.predict(Xt) - yt) ** 2), rel=1e-8)
+
+
+# --- closed forms and models of the chapter ----------------------------------------------------
+def test_two_direction_floors_from_the_definition():
+    # E[Var(y | s)] with s, t = (z1 +- z2)/sqrt 2, by Gauss-Hermite quadrature (exact for
+    # polynomials), from the target itself; the linear floor is the non-linear energy
+    x, w = np.polynomial.hermite_e.hermegauss(12)
+    w = w / w.sum()
+    s, t = np.meshgrid(x, x, indexing="ij")
+    y = GT.two_direction_target(np.stack([(s + t).ravel(), (s - t).ravel()], 1) / np.sqrt(2))
+    y = y.reshape(s.shape)
+    cond_mean = y @ w  # E[y | s]
+    one_direction = w @ (y**2 @ w) - w @ cond_mean**2
+    floors = GT.two_direction_floors()
+    assert floors.one_direction == pytest.approx(one_direction, rel=1e-12)
+    assert floors.linear == pytest.approx(0.25 * 2 * (2 / 4 + 24 / 24**2), rel=1e-12)
+
+
+def test_chapter_targets_and_activations():
+    u = np.linspace(-2, 2, 9)
+    np.testing.assert_allclose(GT.h2(u), (u * u - 1) / np.sqrt(2))
+    np.testing.assert_allclose(GT.psi(u), _psi_by_hand(u))
+    Z = np.random.default_rng(0).standard_normal((6, 2))
+    z1, z2 = (Z[:, 0] + Z[:, 1]) / np.sqrt(2), (Z[:, 0] - Z[:, 1]) / np.sqrt(2)
+    for g, sign in ((GT.symmetric_target, 1), (GT.asymmetric_target, -1)):
+        expected = 0.5 * (z1 + z1**2 - 1 + z2 + sign * (z2**2 - 1))
+        np.testing.assert_allclose(GT.rotated(g)(Z), expected, atol=1e-12)
+    for act in (GT.BIASED_RELU, GT.CUBIC):
+        v = np.linspace(-2.3, 2.1, 17)  # avoids the kink of max(u + 1, 0) at -1
+        num = (act.sigma(v + 1e-6) - act.sigma(v - 1e-6)) / 2e-6
+        np.testing.assert_allclose(act.dsigma(v), num, atol=1e-6)
+    mb = ACT.activation_moments(GT.BIASED_RELU)  # its own breakpoint at -1
+    phi1 = math.exp(-0.5) / math.sqrt(2 * math.pi)
+    assert (mb.beta1, mb.lambda3) == pytest.approx((phi1, -phi1), abs=1e-10)
+
+
+def test_singular_value_ks_at_the_quantiles():
+    # singular values placed at the (i - 1/2)/n quantiles of the law are at KS distance 1/(2n)
+    p, d, v, n = 60, 30, 1.3, 30
+    lo, hi = rmt.gaussian_singular_value_edges(p, d, v)
+    q = [brentq(lambda x, u=u: rmt.gaussian_singular_value_cdf(np.array([x]), p, d, v)[0] - u,
+                lo, hi, xtol=1e-14) for u in (np.arange(1, n + 1) - 0.5) / n]
+    assert GT.singular_value_ks(q, p, d, v) == pytest.approx(0.5 / n, rel=1e-6)
+    assert GT.singular_value_ks(q, p, d, 2 * v) > 0.3  # the wrong law is far away
+
+
+def test_sweeps_use_keyed_streams():
+    # adding a size or a seed leaves the other draws unchanged (one stream per (size, seed))
+    small = GS.one_step_sweep(GT.tanh2, [16], 1, 4, 1.0, rng=9)
+    big = GS.one_step_sweep(GT.tanh2, [24, 16], 2, 4, 1.0, rng=9)
+    np.testing.assert_array_equal(small.neuron_overlap[0, 0], big.neuron_overlap[0, 1])
+    a = GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=9)
+    b = GS.leap2_sweep(GT.h2, [10, 12], [40, 48], 2, p=8, rng=9)
+    assert a[0, 0] == b[0, 1]
+    assert not np.array_equal(GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=10), a)

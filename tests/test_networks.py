@@ -7,7 +7,7 @@ from lecnotes import activations as ACT
 from lecnotes import mean_field_vs_ntk as MF
 from lecnotes import networks as N
 
-CHAPTERS = (1, 6)  # the chapters whose code these tests cover: make chapter CH=N
+CHAPTERS = (1, 6, 7)  # the chapters whose code these tests cover: make chapter CH=N
 
 
 ACTS = ["relu", "tanh", "linear", "quadratic"]
@@ -36,6 +36,39 @@ def test_activation_derivative_matches_finite_difference(name):
     u = np.linspace(-2.3, 2.1, 17)  # avoids the ReLU kink at 0
     num = (act.sigma(u + 1e-6) - act.sigma(u - 1e-6)) / 2e-6
     np.testing.assert_allclose(act.dsigma(u), num, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(ACT.LOSSES))
+def test_loss_table_values_and_derivatives(name):
+    rng = np.random.default_rng(1)
+    y, f = rng.choice([-1.0, 1.0], 11) * rng.uniform(0.5, 2, 11), rng.standard_normal(11) * 2
+    written = {"square": 0.5 * (y - f) ** 2, "correlation": -y * f,
+               "huber": np.where(np.abs(y - f) <= 1, 0.5 * (y - f) ** 2, np.abs(y - f) - 0.5),
+               "logistic": np.log1p(np.exp(-y * f))}[name]
+    loss = ACT.get_loss(name)
+    assert loss.total(y, f) == pytest.approx(written.sum(), rel=1e-12)
+    num = [(loss.total(y, f + 1e-6 * e) - loss.total(y, f - 1e-6 * e)) / 2e-6 for e in np.eye(11)]
+    np.testing.assert_allclose(loss(y, f), num, atol=1e-6)  # the derivative, by differences
+    value, dual = ACT.loss_and_dual(f, y, name)
+    assert value == pytest.approx(written.mean(), rel=1e-12)
+    np.testing.assert_allclose(dual, loss.derivative(y, f) / 11)
+    assert ACT.loss_derivative(name) is loss and ACT.get_loss(loss) is loss
+    with pytest.raises(ValueError):
+        ACT.get_loss("hinge")
+
+
+def test_hermite_moments_closed_forms():
+    # ReLU: mu_0 = mu_2 = phi(0), mu_1 = 1/2, and mu_k = phi(0) He_{k-2}(0) for k >= 2
+    phi0 = 1 / np.sqrt(2 * np.pi)
+    np.testing.assert_allclose(ACT.hermite_moments("relu", 6),
+                               [phi0, 0.5, phi0, 0, -phi0, 0, 3 * phi0], atol=1e-9)
+    # quadratic u^2: E[G^2] = 1, E[2G] = 0, E[2] = 2, then 0
+    np.testing.assert_allclose(ACT.hermite_moments("quadratic", 4), [1, 0, 2, 0, 0], atol=1e-9)
+    m = ACT.activation_moments("tanh")
+    mu = ACT.hermite_moments("tanh", 3)
+    assert (m.mu1, m.beta1, m.lambda3) == pytest.approx(tuple(mu[1:]), abs=1e-12)
+    assert m.m2 == pytest.approx(np.mean(ACT.get_activation("tanh").dsigma(
+        np.random.default_rng(0).standard_normal(400_000)) ** 2), abs=2e-3)
 
 
 def test_activation_by_pair_and_object():
@@ -104,6 +137,24 @@ def test_init_params_options_and_reproducibility():
         N.init_params(4, 4, rng="seed")
 
 
+@pytest.mark.parametrize("m", [10, 11])
+def test_init_params_balanced_and_the_draw_order(m):
+    # W is drawn first, so every second-layer option sees the same W for the same seed
+    W, a = N.init_params(m, 6, rng=3, symmetric=False, second_layer="balanced", a_scale=0.1)
+    Wg, ag = N.init_params(m, 6, rng=3, symmetric=False, second_layer="gaussian")
+    np.testing.assert_array_equal(W, Wg)
+    np.testing.assert_array_equal(W, np.random.default_rng(3).standard_normal((m, 6)) / np.sqrt(6))
+    assert np.sum(a > 0) == (m + 1) // 2 and np.sum(a < 0) == m // 2  # as many of each as can be
+    np.testing.assert_allclose(np.abs(a), 0.1)
+    rng = np.random.default_rng(3)
+    rng.standard_normal((m, 6))
+    np.testing.assert_array_equal(ag, rng.standard_normal(m))  # then the Gaussian layer
+    # the chapter-7 convention: a_j ~ N(0, 1), rows of norm about 1
+    W7, a7 = N.init_params(300, 200, rng=0, symmetric=False, second_layer="gaussian")
+    assert np.mean(np.sum(W7**2, axis=1)) == pytest.approx(1.0, abs=0.02)
+    assert np.std(a7) == pytest.approx(1.0, abs=0.1)
+
+
 # --- forward pass and gradients ---------------------------------------------------------------
 @pytest.mark.parametrize("scaling", SCALINGS)
 def test_forward_matches_explicit_sum(scaling):
@@ -117,7 +168,7 @@ def test_forward_matches_explicit_sum(scaling):
 
 @pytest.mark.parametrize("act", ACTS)
 @pytest.mark.parametrize("scaling", SCALINGS)
-@pytest.mark.parametrize("loss", ["square", "correlation"])
+@pytest.mark.parametrize("loss", ["square", "correlation", "huber", "logistic"])
 def test_gradients_match_finite_differences(act, scaling, loss):
     X, y = _data(seed=2)
     W, a = N.init_params(6, 5, rng=4, symmetric=False, second_layer="gaussian")
@@ -309,6 +360,12 @@ def test_giant_step_and_multi_step():
     W, a = N.init_params(8, 5, rng=0, symmetric=False, second_layer="gaussian")
     g = N.first_layer_gradient(W, a, X, y)
     np.testing.assert_allclose(N.giant_step(W, a, X, y, 2.0), W - 2.0 * g)
+    # the formula of the step, written out sample by sample (relu, square loss, scaling 1)
+    ref = np.zeros_like(W)
+    for x_i, y_i in zip(X, y, strict=True):
+        r_i = (np.maximum(W @ x_i, 0) @ a - y_i) / len(y)
+        ref += r_i * ((W @ x_i > 0) * a)[:, None] * x_i[None, :]
+    np.testing.assert_allclose(g, ref, atol=1e-12)
     Ws = N.multi_step(W, a, [(X, y), (X, y)], [2.0, 1.0])
     np.testing.assert_allclose(Ws[0], W - 2.0 * g)
     W1 = Ws[0]
@@ -335,8 +392,13 @@ def test_ridge_second_layer_against_lstsq(n, p):
     expected = np.linalg.lstsq(A, b, rcond=None)[0]
     np.testing.assert_allclose(N.ridge_second_layer(W, X, y, lam, scaling=0.5), expected,
                                atol=1e-10)
-    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 0.0, scaling=0.5),
-                               np.linalg.lstsq(F, y, rcond=None)[0], atol=1e-8)
+    # lam = 0: the minimum-norm least-squares solution, written out through the normal
+    # equations (full column rank when n > p) or the minimum-norm formula F^T (F F^T)^-1 y
+    ref = (np.linalg.solve(F.T @ F, F.T @ y) if n > p else F.T @ np.linalg.solve(F @ F.T, y))
+    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 0.0, scaling=0.5), ref, atol=1e-8)
+    # and the limit of small ridges
+    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 1e-10, scaling=0.5), ref,
+                               atol=1e-6)
     with pytest.raises(ValueError):
         N.ridge_second_layer(W, X, y, -1.0)
     with pytest.raises(ValueError):

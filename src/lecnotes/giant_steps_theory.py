@@ -1,35 +1,324 @@
-r"""Closed forms of chapter 6: the one-step theory of a giant step.
+r"""Closed forms and models of chapter 6: the one-step theory of a giant step.
 
-The overlap of a neuron with :math:`w_\star` after one giant step (:func:`one_step_neuron_overlap`,
-:func:`leap2_neuron_overlap`), the bulk of :math:`W_1` (:func:`one_step_bulk_variance`) and its
-spike (:func:`one_step_spike`, through :func:`lecnotes.rmt.spiked_rectangular`).
+The learning rate of a giant step (:func:`giant_step_size`, {eq}`eq-ch6-update`) and the
+labels without their linear part (:func:`remove_linear_part`, leap 2); the overlap
+of a neuron with :math:`w_\star` after one step (:func:`one_step_neuron_overlap`,
+{eq}`eq-ch6-neuron-overlap`; :func:`leap2_neuron_overlap`, {eq}`eq-ch6-leap2`), the bulk of
+:math:`W_1` (:func:`one_step_bulk_variance`, :func:`singular_value_ks`) and its spike
+(:func:`one_step_spike`, {prf:ref}`prop-ch6-spike-bulk`, through
+:func:`lecnotes.rmt.spiked_rectangular`); the targets and activations of the chapter
+(:func:`tanh2`, :func:`h2`, :func:`two_direction_target`, :func:`symmetric_target`,
+:func:`asymmetric_target`, :data:`BIASED_RELU`, :data:`CUBIC`) and the error floors of the
+reference target (:func:`two_direction_floors`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _validate as V
-from .activations import activation_moments
-from .hermite import gaussian_expectation
-from .rmt import spiked_rectangular
+from .activations import Activation, activation_moments
+from .hermite import gaussian_expectation, he
+from .rmt import gaussian_singular_value_cdf, spiked_rectangular
 from .targets import link_moments
 
 __all__ = [
+    "giant_step_size",
+    "remove_linear_part",
+    "tanh2",
+    "h2",
+    "psi",
+    "two_direction_target",
+    "draw_two_direction",
+    "rotated",
+    "symmetric_target",
+    "asymmetric_target",
+    "BIASED_RELU",
+    "CUBIC",
+    "TwoDirectionFloors",
+    "two_direction_floors",
+    "singular_value_ks",
     "one_step_neuron_overlap",
     "leap2_neuron_overlap",
     "one_step_bulk_variance",
+    "OneStepSpike",
     "one_step_spike",
 ]
+
+
+def giant_step_size(p: int, n: int, d: int, eta0: float = 1.0) -> float:
+    r"""The giant-step learning rate :math:`\eta = \eta_0\,p\sqrt{n/d}` of {eq}`eq-ch6-update`.
+
+    With :math:`f = p^{-1/2}\sigma(XW^\top)a` and :math:`a_i = b_i/\sqrt p`,
+    :math:`b_i = O(1)`, neuron :math:`i` moves by :math:`\bar\eta\,b_i` times its own
+    gradient direction, :math:`\bar\eta = \eta/p = \eta_0\sqrt{n/d}` (Dandi et al. 2024).
+    The reference code of the paper uses :math:`\eta = 10\sqrt{np}`, i.e.
+    :math:`\eta_0 = 10\sqrt{d/p}`.
+
+    Parameters
+    ----------
+    p, n, d : int
+        Width, batch size, dimension.
+    eta0 : float
+        :math:`\eta_0 > 0`.
+
+    Returns
+    -------
+    float
+    """
+    p = V.positive_int(p, "p")
+    n = V.positive_int(n, "n")
+    d = V.positive_int(d, "d")
+    eta0 = V.positive_float(eta0, "eta0")
+    return eta0 * p * math.sqrt(n / d)
+
+
+
+def remove_linear_part(X, y):
+    r"""Subtract the empirical constant and linear parts of the labels (leap 2, chapter 6).
+
+    :math:`A = \frac1n\sum_iy_i`, :math:`B = \frac1n\sum_iy_ix_i` (the first-moment estimate
+    of :math:`\mathbb E[yx]`, as in the reference code of Dandi et al.), and the residual
+    labels :math:`y_i - A - \langle B,x_i\rangle`, whose first Hermite coefficients vanish
+    up to :math:`O(\sqrt{d/n})`: a step then sees only the degree-2 part, whose leap
+    ({prf:ref}`def-ch6-leap`) is 2.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+
+    Returns
+    -------
+    residual : ndarray (n,)
+    A : float
+    B : ndarray (d,)
+    """
+    X, y = V.data_pair(X, y)
+    A = float(y.mean())
+    B = X.T @ y / X.shape[0]
+    return y - A - X @ B, A, B
+
+
+# --- targets and activations of the chapter ---------------------------------------------------
+def tanh2(u):
+    r"""The link :math:`\varphi(u) = \tanh(2u)` of the one-step sections (bounded, :math:`c_1\ne0`).
+
+    Parameters
+    ----------
+    u : ndarray
+
+    Returns
+    -------
+    ndarray
+    """
+    return np.tanh(2 * u)
+
+
+def h2(u):
+    r"""The normalised second Hermite polynomial :math:`h_2 = \mathrm{He}_2/\sqrt2` (leap 2).
+
+    Parameters
+    ----------
+    u : ndarray
+
+    Returns
+    -------
+    ndarray
+    """
+    return he(2, u) / np.sqrt(2)
+
+
+def psi(u):
+    r"""The link :math:`\psi` of the reference target {eq}`eq-ch6-two-direction`.
+
+    :math:`\psi = \mathrm{He}_1+\mathrm{He}_2/2+\mathrm{He}_4/24`.
+
+    Parameters
+    ----------
+    u : ndarray
+
+    Returns
+    -------
+    ndarray
+    """
+    return he(1, u) + he(2, u) / 2 + he(4, u) / 24
+
+
+def two_direction_target(Z):
+    r"""The reference target {eq}`eq-ch6-two-direction`, :math:`\frac12(\psi(z_1)+\psi(z_2))`.
+
+    Parameters
+    ----------
+    Z : ndarray (n, 2)
+        Projections on the two directions.
+
+    Returns
+    -------
+    ndarray (n,)
+    """
+    return 0.5 * (psi(Z[:, 0]) + psi(Z[:, 1]))
+
+
+def draw_two_direction(m: int, W_star, rng):
+    r"""``m`` fresh samples of :func:`two_direction_target` with directions ``W_star`` (2, d).
+
+    Parameters
+    ----------
+    m : int
+    W_star : ndarray (2, d)
+    rng : Generator
+
+    Returns
+    -------
+    X : ndarray (m, d)
+    y : ndarray (m,)
+    """
+    Xs = rng.standard_normal((m, W_star.shape[1]))
+    return Xs, two_direction_target(Xs @ W_star.T)
+
+
+def rotated(g: Callable) -> Callable:
+    r"""The target ``g`` seen in the basis :math:`(s, t) = ((w_1 + w_2), (w_1 - w_2))/\sqrt2`.
+
+    Parameters
+    ----------
+    g : callable
+        A target of the projections ``Z`` (n, 2) on :math:`(w_1, w_2)`.
+
+    Returns
+    -------
+    callable
+        ``Z -> g(Z R)``, where ``Z`` holds the projections on :math:`(s, t)`.
+    """
+    R = np.array([[1.0, 1.0], [1.0, -1.0]]) / np.sqrt(2)
+    return lambda Z: g(Z @ R)
+
+
+def symmetric_target(Z):
+    r"""The symmetric target :math:`\frac12\sum_{k=1,2}(\mathrm{He}_1+\mathrm{He}_2)(z_k)`.
+
+    :math:`f_{\rm sym}` of {eq}`eq-ch6-symmetric`: symmetric in the two directions, so
+    :math:`t` is never learned ({prf:ref}`thm-ch6-staircase`).
+
+    Parameters
+    ----------
+    Z : ndarray (n, 2)
+
+    Returns
+    -------
+    ndarray (n,)
+    """
+    return 0.5 * (he(1, Z[:, 0]) + he(2, Z[:, 0]) + he(1, Z[:, 1]) + he(2, Z[:, 1]))
+
+
+def asymmetric_target(Z):
+    r"""The asymmetric target :math:`f_{\rm asym}` of {eq}`eq-ch6-symmetric`.
+
+    :math:`\frac12(\mathrm{He}_1+\mathrm{He}_2)(z_1)+\frac12(\mathrm{He}_1-\mathrm{He}_2)(z_2)`.
+
+    Parameters
+    ----------
+    Z : ndarray (n, 2)
+
+    Returns
+    -------
+    ndarray (n,)
+    """
+    return 0.5 * (he(1, Z[:, 0]) + he(2, Z[:, 0]) + he(1, Z[:, 1]) - he(2, Z[:, 1]))
+
+
+def _relu_b(u):
+    return np.maximum(u + 1.0, 0.0)
+
+
+def _drelu_b(u):
+    return (u + 1.0 > 0).astype(float)
+
+
+def _cubic(u):
+    return he(1, u) + he(2, u) / 2 + he(3, u) / 6
+
+
+def _dcubic(u):
+    return 1 + u + (u * u - 1) / 2
+
+
+BIASED_RELU = Activation("relu+1", _relu_b, _drelu_b, r"\max(u+1,0)", breakpoints=(-1.0,))
+r"""The ReLU with bias 1, :math:`\max(u+1, 0)`: :math:`\lambda_3 = -\phi(1)\neq0`."""
+
+CUBIC = Activation("cubic", _cubic, _dcubic, r"\mathrm{He}_1+\mathrm{He}_2/2+\mathrm{He}_3/6")
+r"""The cubic activation :math:`\mathrm{He}_1+\mathrm{He}_2/2+\mathrm{He}_3/6` (staircase)."""
+
+
+
+def singular_value_ks(s, p: int, d: int, variance: float = 1.0) -> float:
+    r"""Kolmogorov distance of singular values to the bulk law of {prf:ref}`prop-ch6-spike-bulk`.
+
+    :math:`\max_i|i/n - F(s_{(i)})|` over the sorted values, :math:`F` the distribution
+    function of the singular values of a :math:`p\times d` matrix with i.i.d. entries of
+    variance ``variance / d`` (:func:`lecnotes.rmt.gaussian_singular_value_cdf`).
+
+    Parameters
+    ----------
+    s : array_like (n,)
+        Singular values.
+    p, d : int
+        Shape of the matrix.
+    variance : float
+        Entry variance times ``d``.
+
+    Returns
+    -------
+    float
+    """
+    s = np.sort(V.finite_array(s, "s", ndim=1))
+    emp = np.arange(1, len(s) + 1) / len(s)
+    return float(np.max(np.abs(emp - gaussian_singular_value_cdf(s, p, d, variance))))
+
+
+class TwoDirectionFloors(NamedTuple):
+    r"""The test-error floors of :func:`two_direction_target` (chapter 6, generalisation).
+
+    Attributes
+    ----------
+    linear : float
+        Error of the best linear predictor: the energy of the non-linear part,
+        :math:`\frac14\cdot2\,(\frac12+\frac1{24})`.
+    one_direction : float
+        :math:`\mathbb E[\mathrm{Var}(y\mid s)]`, :math:`s = (z_1+z_2)/\sqrt2`: the error of
+        the best predictor that sees only :math:`s`,
+        :math:`\frac2{16}+\frac{24+36\cdot4}{96^2}`.
+    """
+
+    linear: float
+    one_direction: float
+
+
+def two_direction_floors() -> TwoDirectionFloors:
+    r"""The linear and one-direction floors of :func:`two_direction_target` (closed forms).
+
+    With :math:`\psi = \mathrm{He}_1+\mathrm{He}_2/2+\mathrm{He}_4/24` and
+    :math:`z_{1,2} = (s\pm t)/\sqrt2`, the part of :math:`y` that depends on :math:`t` is
+    :math:`\mathrm{He}_2(t)/4+(\mathrm{He}_4(t)+6\mathrm{He}_2(s)\mathrm{He}_2(t))/96`.
+
+    Returns
+    -------
+    TwoDirectionFloors
+    """
+    return TwoDirectionFloors(0.25 * 2 * (0.5 + 1 / 24), 2 / 16 + (24 + 36 * 4) / 96**2)
 
 
 def one_step_neuron_overlap(link, eta_bar: float, delta: float, activation="relu",
                             b: float = 1.0) -> float:
     r"""Overlap of one neuron with :math:`w_\star` after one giant step, :math:`n=\delta d`.
 
-    Chapter 6, eq. (one-step overlap). Neuron :math:`i` with :math:`a_i = b_i/\sqrt p` moves
+    {eq}`eq-ch6-neuron-overlap` (with general :math:`b` and :math:`\mathbb E[y]`). Neuron
+    :math:`i` with :math:`a_i = b_i/\sqrt p` moves
     to :math:`w_i^1 = w_i^0+\bar\eta b_ig_i`, :math:`\bar\eta=\eta/p`, with
     :math:`g_i = \frac1n\sum_\nu y_\nu\sigma'(\langle w_i^0,x_\nu\rangle)x_\nu`. By Stein's
     lemma :math:`\mathbb E g_i \approx \mu_1c_1w_\star+\mathbb E[y]\beta_1w^0_i`, and the
@@ -55,6 +344,10 @@ def one_step_neuron_overlap(link, eta_bar: float, delta: float, activation="relu
     activation : str or pair
     b : float
         :math:`\sqrt p\,a_i` (non-zero).
+
+    Returns
+    -------
+    float
     """
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     delta = V.positive_float(delta, "delta")
@@ -72,7 +365,7 @@ def one_step_neuron_overlap(link, eta_bar: float, delta: float, activation="relu
 def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu") -> float:
     r"""Mean squared overlap :math:`\mathbb E[\cos^2(w_i^1,w_\star)]` after one step, leap-2 link.
 
-    Chapter 6, eq. (leap-2 overlap), for a centred link with :math:`c_1 = 0` and neurons with
+    {eq}`eq-ch6-leap2`, for a centred link with :math:`c_1 = 0` and neurons with
     :math:`b_i=\pm1`. With :math:`m_i = \langle w_i^0,w_\star\rangle = z_i/\sqrt d`, Stein's
     lemma twice gives :math:`\langle\mathbb E g_i,w_\star\rangle\approx a\,m_i`,
     :math:`a=\sqrt2c_2\beta_1`, :math:`c_2 = \mathbb E[\varphi(G)h_2(G)]`; the fluctuation
@@ -95,6 +388,10 @@ def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu"
         :math:`\eta/p`.
     n, d : int
     activation : str or pair
+
+    Returns
+    -------
+    float
     """
 
     eta_bar = V.positive_float(eta_bar, "eta_bar")
@@ -121,7 +418,7 @@ def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu"
 
 
 def one_step_bulk_variance(link, eta_bar: float, delta: float, activation="relu") -> float:
-    r"""Entry variance (times :math:`d`) of the bulk of :math:`W_1` (chapter 6, eq. (bulk)).
+    r"""Entry variance (times :math:`d`) of the bulk of :math:`W_1` ({eq}`eq-ch6-spike-bulk`).
 
     Besides its rank-one part, the giant step moves neuron :math:`i` by
     :math:`\bar\eta b_ir_i`, :math:`r_i = \frac1n\sum_\nu y_\nu(\sigma'(\langle w_i^0,
@@ -133,7 +430,20 @@ def one_step_bulk_variance(link, eta_bar: float, delta: float, activation="relu"
     .. math:: v = 1+\bar\eta^2\,\mathbb E[y^2]\,\mathrm{Var}\,\sigma'(G)/\delta ,
 
     a Marchenko-Pastur law inflated by :math:`v` (:math:`v = 1` is the bulk of :math:`W_0`).
-    Heavy-tailed labels (e.g. a degree-2 link) add outliers driven by single samples.
+    Heavy-tailed labels (e.g. a degree-2 link) add outliers driven by single samples
+    ({prf:ref}`prop-ch6-spike-bulk`).
+
+    Parameters
+    ----------
+    link : callable or str
+        A centred link (checked).
+    eta_bar, delta : float
+        :math:`\eta/p` and :math:`n/d`.
+    activation : str or pair
+
+    Returns
+    -------
+    float
     """
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     delta = V.positive_float(delta, "delta")
@@ -143,8 +453,32 @@ def one_step_bulk_variance(link, eta_bar: float, delta: float, activation="relu"
     return 1.0 + eta_bar**2 * ey2 * activation_moments(activation).var / delta
 
 
+class OneStepSpike(NamedTuple):
+    r"""Outcome of :func:`one_step_spike`.
+
+    Attributes
+    ----------
+    theta : float
+        Strength of the rank-one part of the update.
+    s1 : float
+        Top singular value of :math:`W_1`.
+    rho_u : float
+        Overlap of :math:`u = X^\top y/n` with :math:`w_\star`.
+    rho : float
+        Overlap of the top right singular vector of :math:`W_1` with :math:`w_\star`.
+    variance : float
+        Bulk variance :func:`one_step_bulk_variance`.
+    """
+
+    theta: float
+    s1: float
+    rho_u: float
+    rho: float
+    variance: float
+
+
 def one_step_spike(link, eta_bar: float, delta: float, p: int, d: int, activation="relu"):
-    r"""Predicted spike of :math:`W_1` after one giant step on a single-index target (chapter 6).
+    r"""Predicted spike of :math:`W_1` after one giant step ({prf:ref}`prop-ch6-spike-bulk`).
 
     The rank-one part of the update is :math:`\bar\eta\mu_1\,b\,u^\top`,
     :math:`u = \frac1n X^\top y`, of strength :math:`\theta = \bar\eta\mu_1\sqrt p\,\|u\|`
@@ -155,10 +489,18 @@ def one_step_spike(link, eta_bar: float, delta: float, p: int, d: int, activatio
     and the overlap of the top right singular vector with :math:`u`, and the overlap with
     :math:`w_\star` is the product of the two overlaps.
 
+    Parameters
+    ----------
+    link : callable or str
+    eta_bar, delta : float
+        :math:`\eta/p` and :math:`n/d`.
+    p, d : int
+        Width and dimension.
+    activation : str or pair
+
     Returns
     -------
-    dict with keys ``theta``, ``s1``, ``rho_u`` (overlap of :math:`u` with :math:`w_\star`),
-    ``rho`` (overlap of the top right singular vector with :math:`w_\star`), ``variance``.
+    OneStepSpike
     """
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     delta = V.positive_float(delta, "delta")
@@ -171,5 +513,4 @@ def one_step_spike(link, eta_bar: float, delta: float, p: int, d: int, activatio
     theta = eta_bar * abs(mo.mu1) * math.sqrt(p) * unorm
     s1, rho_right2, _ = spiked_rectangular(theta, p, d, v)
     rho_u = abs(c1) / unorm
-    return {"theta": theta, "s1": s1, "rho_u": rho_u, "rho": math.sqrt(rho_right2) * rho_u,
-            "variance": v}
+    return OneStepSpike(theta, s1, rho_u, math.sqrt(rho_right2) * rho_u, v)

@@ -1,6 +1,6 @@
 r"""Two-layer networks: scalings, gradients and full-batch training (chapters 1, 6, 7).
 
-The network of the book (chapter 1, eq. (network)) is
+The network of the book ({prf:ref}`def-ch1-scalings`) is
 
 .. math:: f(x;W,a) = s_m\sum_{k=1}^m a_k\,\sigma(\langle w_k,x\rangle),
           \qquad W\in\mathbb R^{m\times d},\ a\in\mathbb R^m,
@@ -14,26 +14,22 @@ with the output scale :math:`s_m` fixing the *scaling*:
   chapter 6, :math:`f = \sigma(XW^\top)a` with the width absorbed in ``a``.
 
 Inputs are the rows of ``X`` (n x d); first-layer rows are initialised as
-:math:`w_k\sim N(0, I_d/d)` so that pre-activations are of order one. The empirical risk is
-:math:`\hat R = \frac1{2n}\sum_i (f(x_i)-y_i)^2` (``loss="square"``) or
-:math:`-\frac1n\sum_i y_i f(x_i)` (``loss="correlation"``, chapter 7).
-
-Everything is vectorised: a forward pass is one matrix product :math:`XW^\top`, and the
-first-layer gradient (chapter 1, eq. (gradient)) is a second one,
+:math:`w_k\sim N(0, I_d/d)` (:func:`init_params`). Losses come from
+:data:`lecnotes.activations.LOSSES`. A forward pass is one matrix product :math:`XW^\top`,
+the first-layer gradient a second one,
 
 .. math:: \nabla_W\hat R = s_m\,\big[(g\,\mathbf 1^\top)\odot\sigma'(XW^\top)\odot
           (\mathbf 1 a^\top)\big]^\top X,\qquad g_i = \partial\hat R/\partial f(x_i).
 
-Chapters 6 and 7 train the first layer alone (:func:`giant_step`, :func:`multi_step`,
-:func:`giant_step_size`, :func:`remove_linear_part`) and fit the second by ridge
-(:func:`ridge_second_layer`, :func:`ridge_second_layer_path`). Activations and losses live in
-:mod:`lecnotes.activations`, overlap measures in :mod:`lecnotes.overlaps`, the one-step theory in
+Chapters 6 and 7 train the first layer alone (:func:`giant_step`, :func:`multi_step`) and fit
+the second by ridge (:func:`ridge_second_layer`). Activations
+and losses live in :mod:`lecnotes.activations`, overlap measures in :mod:`lecnotes.overlaps`,
+the chapter-6 experiments and one-step theory in :mod:`lecnotes.giant_steps` and
 :mod:`lecnotes.giant_steps_theory`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -59,18 +55,23 @@ __all__ = [
     "giant_step",
     "multi_step",
     "ridge_second_layer",
-    "ridge_second_layer_path",
-    "giant_step_size",
-    "remove_linear_part",
-    "linear_width_init",
 ]
 
 
 def output_scale(m: int, scaling="ntk") -> float:
-    r"""The output scale :math:`s_m` of chapter 1, eq. (network).
+    r"""The output scale :math:`s_m` of {prf:ref}`def-ch1-scalings`.
 
-    ``"ntk"`` gives :math:`m^{-1/2}`, ``"mf"`` gives :math:`m^{-1}`, a positive number is
-    returned as is.
+    Parameters
+    ----------
+    m : int
+        Width.
+    scaling : {"ntk", "mf"} or float
+        ``"ntk"`` gives :math:`m^{-1/2}`, ``"mf"`` gives :math:`m^{-1}`, a positive number is
+        returned as is.
+
+    Returns
+    -------
+    float
     """
     m = V.positive_int(m, "m")
     if isinstance(scaling, str):
@@ -83,11 +84,23 @@ def output_scale(m: int, scaling="ntk") -> float:
 
 
 def step_size(eta0: float, m: int, scaling="ntk") -> float:
-    r"""The natural gradient step of each scaling (chapter 1, eq. (steps)).
+    r"""The natural gradient step of each scaling ({prf:ref}`def-ch1-scalings`).
 
     ``eta0`` for ``"ntk"`` (steps of order one) and ``eta0 * m`` for ``"mf"`` (steps of order
     ``m``). With these steps the mean-field dynamics in time :math:`t=\eta_0\cdot`(steps) has
     a width-independent limit, and so does the lazy one.
+
+    Parameters
+    ----------
+    eta0 : float
+        Step in units of the scaling (> 0).
+    m : int
+        Width.
+    scaling : {"ntk", "mf"}
+
+    Returns
+    -------
+    float
     """
     eta0 = V.positive_float(eta0, "eta0")
     m = V.positive_int(m, "m")
@@ -98,21 +111,19 @@ def step_size(eta0: float, m: int, scaling="ntk") -> float:
     raise ValueError(f"scaling must be 'ntk' or 'mf', got {scaling!r}")
 
 
-def init_params(
-    m: int,
-    d: int,
-    *,
-    rng=None,
-    symmetric: bool = True,
-    second_layer: str = "sign",
-    a_scale: float = 1.0,
-):
+def init_params(m: int, d: int, *, rng=None, symmetric: bool = True,
+                second_layer: str = "sign", a_scale: float = 1.0):
     r"""Initial weights: rows :math:`w_k\sim N(0,I_d/d)`, second layer of size ``a_scale``.
 
-    Chapter 1, eq. (initialisation). With ``symmetric=True`` (``m`` even) the second half of
+    The one initialisation of the book: chapter 1 ({prf:ref}`def-ch1-scalings`, symmetric
+    pairs), chapter 6 ({prf:ref}`def-ch6-two-phase`: ``symmetric=False``,
+    ``a_scale = p**-0.5``, signs or Gaussian), chapter 7 ({prf:ref}`def-ch7-two-steps`:
+    ``symmetric=False``, ``second_layer="gaussian"``; ``"balanced"`` for the reuse section).
+    With ``symmetric=True`` (``m`` even) the second half of
     the neurons copies the first half with opposite :math:`a_k`, so :math:`f(\cdot;W_0,a_0)=0`
     in every scaling (the "doubling trick" of Chizat, Oyallon and Bach): training then starts
-    from the zero function and the output scale only sets the dynamics.
+    from the zero function and the output scale only sets the dynamics. The draws are the rows
+    of :math:`W` first, then the second layer.
 
     Parameters
     ----------
@@ -121,8 +132,10 @@ def init_params(
     rng : Generator, int or None
     symmetric : bool
         Antisymmetric pairs of neurons (needs even ``m``).
-    second_layer : {"sign", "gaussian", "zero"}
-        :math:`a_k = \pm` ``a_scale``, :math:`a_k\sim N(0,` ``a_scale**2`` :math:`)`, or 0.
+    second_layer : {"sign", "gaussian", "balanced", "zero"}
+        :math:`a_k = \pm` ``a_scale`` (independent signs), :math:`a_k\sim N(0,` ``a_scale**2``
+        :math:`)`, ``a_scale`` times a random permutation of alternating signs
+        :math:`(+1,-1,+1,\dots)` (as many of each sign as possible), or 0.
     a_scale : float
 
     Returns
@@ -133,8 +146,9 @@ def init_params(
     d = V.positive_int(d, "d")
     a_scale = V.nonneg_float(a_scale, "a_scale")
     rng = V.generator(rng)
-    if second_layer not in ("sign", "gaussian", "zero"):
-        raise ValueError(f"second_layer must be 'sign', 'gaussian' or 'zero', got {second_layer!r}")
+    if second_layer not in ("sign", "gaussian", "balanced", "zero"):
+        raise ValueError("second_layer must be 'sign', 'gaussian', 'balanced' or 'zero', "
+                         f"got {second_layer!r}")
     if symmetric and m % 2:
         raise ValueError(f"a symmetric initialisation needs an even width, got m = {m}")
     half = m // 2 if symmetric else m
@@ -143,6 +157,10 @@ def init_params(
         a = a_scale * rng.choice([-1.0, 1.0], size=half)
     elif second_layer == "gaussian":
         a = a_scale * rng.standard_normal(half)
+    elif second_layer == "balanced":
+        a = np.where(np.arange(half) % 2 == 0, 1.0, -1.0)
+        rng.shuffle(a)
+        a = a * a_scale
     else:
         a = np.zeros(half)
     if symmetric:
@@ -152,6 +170,19 @@ def init_params(
 
 
 def check_params(W, a, X=None):
+    """Validate network parameters (and inputs): shapes and finiteness.
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+    a : array_like (m,)
+    X : array_like (n, d), optional
+
+    Returns
+    -------
+    W, a : ndarray
+        And ``X`` as a third entry when it is given.
+    """
     W = V.finite_array(W, "W", ndim=2)
     a = V.finite_array(a, "a", ndim=1)
     if W.shape[0] < 1:
@@ -167,7 +198,18 @@ def check_params(W, a, X=None):
 
 
 def features(W, X, activation="relu") -> np.ndarray:
-    r"""The hidden layer :math:`\sigma(XW^\top)`, shape (n, m) (chapter 1; chapter 6 features)."""
+    r"""The hidden layer :math:`\sigma(XW^\top)` (chapter 1; the features of chapter 6).
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+    X : array_like (n, d)
+    activation : str, (sigma, dsigma) pair or Activation
+
+    Returns
+    -------
+    ndarray (n, m)
+    """
     W = V.finite_array(W, "W", ndim=2)
     X = V.finite_array(X, "X", ndim=2)
     if X.shape[1] != W.shape[1]:
@@ -176,9 +218,22 @@ def features(W, X, activation="relu") -> np.ndarray:
 
 
 def forward(W, a, X, activation="relu", scaling="ntk") -> np.ndarray:
-    r"""Network output :math:`f(x_i) = s_m\sum_k a_k\sigma(\langle w_k,x_i\rangle)` (chapter 1).
+    r"""Network output :math:`f(x_i) = s_m\sum_k a_k\sigma(\langle w_k,x_i\rangle)`.
 
-    One matrix product :math:`XW^\top`. Returns shape (n,).
+    The network of {prf:ref}`def-ch1-scalings`, in one matrix product :math:`XW^\top`.
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+    a : array_like (m,)
+    X : array_like (n, d)
+    activation : str, (sigma, dsigma) pair or Activation
+    scaling : {"ntk", "mf"} or float
+        As in :func:`output_scale`.
+
+    Returns
+    -------
+    ndarray (n,)
     """
     W, a, X = check_params(W, a, X)
     s = output_scale(W.shape[0], scaling)
@@ -188,7 +243,20 @@ def forward(W, a, X, activation="relu", scaling="ntk") -> np.ndarray:
 def loss_value(W, a, X, y, activation="relu", scaling="ntk", loss="square") -> float:
     r"""Empirical risk: :math:`\frac1{2n}\sum_i(f(x_i)-y_i)^2` or :math:`-\frac1n\sum_iy_if(x_i)`.
 
-    Chapter 1, eq. (risk).
+    The risk of {prf:ref}`def-ch1-scalings` (square loss) or of chapter 7 (correlation loss).
+
+    Parameters
+    ----------
+    W, a, X, activation, scaling
+        As in :func:`forward`.
+    y : array_like (n,)
+        Labels.
+    loss : str or Loss
+        A name from :data:`lecnotes.activations.LOSSES`.
+
+    Returns
+    -------
+    float
     """
     X, y = V.data_pair(X, y)
     return loss_and_dual(forward(W, a, X, activation, scaling), y, loss)[0]
@@ -207,12 +275,17 @@ def _grads(W, a, X, y, act, s, loss, need_a=True):
 
 
 def gradients(W, a, X, y, activation="relu", scaling="ntk", loss="square"):
-    r"""Gradients of the empirical risk with respect to both layers (chapter 1, eq. (gradient)).
+    r"""Gradients of the empirical risk with respect to both layers (chapter 1).
 
     .. math:: \nabla_{w_k}\hat R = s_m a_k\sum_i g_i\sigma'(\langle w_k,x_i\rangle)x_i,\qquad
               \partial_{a_k}\hat R = s_m\sum_i g_i\sigma(\langle w_k,x_i\rangle),
 
     with :math:`g_i = (f(x_i)-y_i)/n` (square loss) or :math:`-y_i/n` (correlation loss).
+
+    Parameters
+    ----------
+    W, a, X, y, activation, scaling, loss
+        As in :func:`loss_value`.
 
     Returns
     -------
@@ -233,16 +306,17 @@ def first_layer_gradient(W, a, X, y, activation="relu", scaling=1.0, loss="squar
 
     The module-level formula: :math:`Z = XW^\top`, then
     :math:`[g\odot\sigma'(Z)\odot s_m a]^\top X`. No loop over samples or neurons.
-    ``scaling`` defaults to ``1.0`` (the giant-step convention :math:`f=\sigma(XW^\top)a`).
 
     Parameters
     ----------
+    W, a, X, y, activation, loss
+        As in :func:`loss_value`.
+    scaling : {"ntk", "mf"} or float
+        Default ``1.0`` (the giant-step convention :math:`f=\sigma(XW^\top)a`).
     chunk : int, optional
-        Process the samples in blocks of ``chunk`` rows and add up the blocks' contributions
-        (the risk is an average over samples, so the result is the same up to rounding).
-        Only the memory changes: the ``n x m`` pre-activations are never formed at once, which
-        is what chapter 6 needs at ``n = d^2`` with ``d = 512``. ``None`` (default) uses one
-        block.
+        Add up the contributions of blocks of ``chunk`` samples (the same result up to
+        rounding): the ``n x m`` pre-activations are never formed at once, which chapter 6
+        needs at ``n = d^2``, ``d = 512``. ``None`` (default): one block.
 
     Returns
     -------
@@ -289,24 +363,11 @@ class TrainResult:
     records: list = field(default_factory=list)
 
 
-def train(
-    W,
-    a,
-    X,
-    y,
-    *,
-    eta: float,
-    steps: int,
-    activation="relu",
-    scaling="ntk",
-    loss: str = "square",
-    train_second_layer: bool = True,
-    target_loss: float | None = None,
-    stop: Callable | None = None,
-    monitor: Callable | None = None,
-    record_every: int = 10,
-) -> TrainResult:
-    r"""Full-batch gradient descent on both layers (chapter 1, eq. (GD)).
+def train(W, a, X, y, *, eta: float, steps: int, activation="relu", scaling="ntk",
+          loss: str = "square", train_second_layer: bool = True,
+          target_loss: float | None = None, stop: Callable | None = None,
+          monitor: Callable | None = None, record_every: int = 10) -> TrainResult:
+    r"""Full-batch gradient descent on both layers (chapter 1).
 
     :math:`(W,a)\leftarrow(W,a)-\eta\nabla\hat R` for ``steps`` steps, or until the training
     risk is at most ``target_loss``. Use :func:`step_size` for ``eta``: order one in the NTK
@@ -383,12 +444,22 @@ def train(
 def empirical_ntk(W, a, X, Z=None, activation="relu", scaling="ntk") -> np.ndarray:
     r"""Empirical neural tangent kernel :math:`\langle\nabla_\theta f(x),\nabla_\theta f(z)\rangle`.
 
-    Chapter 1, eq. (empirical NTK), without forming the Jacobian:
+    The tangent kernel of the lazy regime of chapter 1 ({prf:ref}`prop-ch1-lazy-movement`),
+    without forming the Jacobian:
 
     .. math:: K(X,Z) = s_m^2\big[\sigma(XW^\top)\sigma(ZW^\top)^\top +
               (XZ^\top)\odot\big(\sigma'(XW^\top)\,\mathrm{diag}(a^2)\,\sigma'(ZW^\top)^\top\big)\big].
 
-    Returns an (n_X, n_Z) array (``Z`` defaults to ``X``).
+    Parameters
+    ----------
+    W, a, X, activation, scaling
+        As in :func:`forward`.
+    Z : array_like (n_Z, d), optional
+        Second set of inputs (default ``X``).
+
+    Returns
+    -------
+    ndarray (n_X, n_Z)
     """
     W, a, X = check_params(W, a, X)
     Z = X if Z is None else check_params(W, a, Z)[2]
@@ -402,16 +473,28 @@ def empirical_ntk(W, a, X, Z=None, activation="relu", scaling="ntk") -> np.ndarr
 
 def giant_step(W, a, X, y, eta, activation="relu", *, scaling=1.0, loss="square",
                chunk: int | None = None):
-    r"""One gradient step on the first layer, second layer fixed (chapter 6, eq. (giant step)).
+    r"""One gradient step on the first layer, second layer fixed: {eq}`eq-ch6-update`.
 
     :math:`W_1 = W - \eta\nabla_W\hat R(W,a)` with :math:`f = s\,\sigma(XW^\top)a`
     (``scaling=1.0``: :math:`f=\sigma(XW^\top)a`, the width absorbed in ``a``). A "giant"
     step takes :math:`\eta` of order :math:`p\sqrt{n/d}` (Dandi et al. 2024; see
-    :func:`giant_step_size`). ``chunk`` as in :func:`first_layer_gradient`.
+    :func:`lecnotes.giant_steps_theory.giant_step_size`).
+
+    Parameters
+    ----------
+    W, a, X, y, activation, loss
+        As in :func:`loss_value`.
+    eta : float
+        Learning rate (> 0).
+    scaling : {"ntk", "mf"} or float
+        Default ``1.0``.
+    chunk : int, optional
+        As in :func:`first_layer_gradient`.
 
     Returns
     -------
-    ndarray (m, d), the updated first layer.
+    ndarray (m, d)
+        The updated first layer.
     """
     eta = V.positive_float(eta, "eta")
     return np.asarray(W, dtype=float) - eta * first_layer_gradient(
@@ -423,9 +506,19 @@ def multi_step(W, a, batches: Sequence, eta, activation="relu", loss="square", *
                chunk: int | None = None):
     r"""Several first-layer steps, one per batch (chapters 6 and 7).
 
-    ``batches`` is a sequence of ``(X, y)`` pairs; passing the same pair twice reuses the
-    batch (chapter 7). ``eta`` is a number or one number per step. The second layer stays
-    fixed.
+    Phase 1 of {prf:ref}`def-ch6-two-phase` and the steps of {prf:ref}`def-ch7-two-steps`:
+    passing the same pair twice reuses the batch (chapter 7). The second layer stays fixed.
+
+    Parameters
+    ----------
+    W, a : array_like
+        Initial first layer and (fixed) second layer.
+    batches : sequence of (X, y) pairs
+        One batch per step.
+    eta : float or sequence of float
+        A number or one number per step.
+    activation, loss, scaling, chunk
+        As in :func:`giant_step`.
 
     Returns
     -------
@@ -458,8 +551,18 @@ def ridge_second_layer(W, X, y, lam: float, activation="relu", *, scaling=1.0,
     The ridge of the reference code of Dandi et al., :math:`(F^\top F+\lambda_{\rm code}I)`,
     is ``lam = lam_code / n`` here.
 
+    Phase 2 of {prf:ref}`def-ch6-two-phase`.
+
     Parameters
     ----------
+    W : array_like (p, d)
+        First layer.
+    X, y : array_like
+        Ridge batch.
+    lam : float
+        Ridge (>= 0).
+    activation, scaling
+        As in :func:`forward` (``scaling`` default ``1.0``).
     chunk : int, optional
         For ``n >= p`` and ``lam > 0``: accumulate :math:`F^\top F` and :math:`F^\top y` over
         blocks of ``chunk`` samples, so that the ``n x p`` feature matrix is never formed
@@ -495,84 +598,3 @@ def ridge_second_layer(W, X, y, lam: float, activation="relu", *, scaling=1.0,
     if n >= p:
         return sla.cho_solve(sla.cho_factor(F.T @ F + n * lam * np.eye(p)), F.T @ y)
     return F.T @ sla.cho_solve(sla.cho_factor(F @ F.T + n * lam * np.eye(n)), y)
-
-
-def ridge_second_layer_path(W, X, y, lams, activation="relu", *, scaling=1.0) -> np.ndarray:
-    r"""Ridge second layers for several ridges at once (chapter 6).
-
-    The same estimator as :func:`ridge_second_layer` for every :math:`\lambda` in ``lams``
-    (all > 0), from one eigendecomposition of :math:`F^\top F` (:math:`n\ge p`) or
-    :math:`FF^\top` (:math:`n<p`): choosing the ridge on a validation set costs one fit.
-
-    Returns
-    -------
-    ndarray (len(lams), p)
-    """
-    X, y = V.data_pair(X, y)
-    W = V.finite_array(W, "W", ndim=2)
-    if W.shape[0] < 1 or X.shape[1] != W.shape[1]:
-        raise ValueError(f"W must have shape (p >= 1, {X.shape[1]}), got {W.shape}")
-    lams = V.finite_array(lams, "lams", ndim=1)
-    if lams.size < 1 or np.any(lams <= 0):
-        raise ValueError("lams must be a non-empty sequence of positive ridges")
-    F = output_scale(W.shape[0], scaling) * features(W, X, activation)
-    n, p = F.shape
-    if n >= p:
-        evals, U = np.linalg.eigh(F.T @ F)
-        proj = U.T @ (F.T @ y)
-        return (U @ (proj[:, None] / (evals[:, None] + n * lams[None, :]))).T
-    evals, U = np.linalg.eigh(F @ F.T)
-    proj = U.T @ y
-    return (F.T @ (U @ (proj[:, None] / (evals[:, None] + n * lams[None, :])))).T
-
-
-def giant_step_size(p: int, n: int, d: int, eta0: float = 1.0) -> float:
-    r"""The giant-step learning rate :math:`\eta = \eta_0\,p\sqrt{n/d}` (chapter 6, eq. (scalings)).
-
-    With :math:`f = p^{-1/2}\sigma(XW^\top)a` and :math:`a_i = b_i/\sqrt p`,
-    :math:`b_i = O(1)`, neuron :math:`i` moves by :math:`\bar\eta\,b_i` times its own
-    gradient direction, :math:`\bar\eta = \eta/p = \eta_0\sqrt{n/d}` (Dandi et al. 2024).
-    The reference code of the paper uses :math:`\eta = 10\sqrt{np}`, i.e.
-    :math:`\eta_0 = 10\sqrt{d/p}`.
-    """
-    p = V.positive_int(p, "p")
-    n = V.positive_int(n, "n")
-    d = V.positive_int(d, "d")
-    eta0 = V.positive_float(eta0, "eta0")
-    return eta0 * p * math.sqrt(n / d)
-
-
-def remove_linear_part(X, y):
-    r"""Subtract the empirical constant and linear parts of the labels (chapter 6, leap 2).
-
-    :math:`A = \frac1n\sum_iy_i`, :math:`B = \frac1n\sum_iy_ix_i` (the first-moment estimate
-    of :math:`\mathbb E[yx]`, as in the reference code of Dandi et al.), and the residual
-    labels :math:`y_i - A - \langle B,x_i\rangle`, whose first Hermite coefficients vanish
-    up to :math:`O(\sqrt{d/n})`: a leap-2 step then sees only the degree-2 part.
-
-    Returns
-    -------
-    residual : ndarray (n,), A : float, B : ndarray (d,)
-    """
-    X, y = V.data_pair(X, y)
-    A = float(y.mean())
-    B = X.T @ y / X.shape[0]
-    return y - A - X @ B, A, B
-
-
-def linear_width_init(N: int, d: int, rng=None, second_layer: str = "gaussian"):
-    r"""Linear-width initialisation: :math:`w_j\sim N(0,I_d/d)`, :math:`a_j\sim N(0,1)` (chapter 7).
-
-    Chapter 7. Gaussian second-layer weights, as in Moniri et al.: with :math:`a_j=\pm1` the
-    vectors :math:`a^{\circ(k+1)}` take only two values and the second step can add at most
-    one outlier (exercise). ``second_layer="sign"`` draws :math:`a_j=\pm1` instead.
-    """
-    N = V.positive_int(N, "N")
-    d = V.positive_int(d, "d")
-    if second_layer not in ("gaussian", "sign"):
-        raise ValueError(f"second_layer must be 'gaussian' or 'sign', got {second_layer!r}")
-    rng = V.generator(rng)
-    W0 = rng.standard_normal((N, d)) / math.sqrt(d)
-    if second_layer == "sign":
-        return W0, rng.choice([-1.0, 1.0], size=N)
-    return W0, rng.standard_normal(N)

@@ -1,14 +1,17 @@
 r"""Chapter 7, two steps: spectral outliers after one or two gradient steps, reused or fresh.
 
 The linear-width setting of chapter 7: width :math:`N`, samples :math:`n` and dimension
-:math:`d` grow proportionally; the network is :math:`f(x) = N^{-1/2}\sum_j a_j\sigma(\langle
-w_j,x\rangle)` with :math:`w_j\sim N(0,I_d/d)`, :math:`a_j\sim N(0,1)` fixed, trained on the
-first layer with the correlation loss :math:`-\frac1n\sum_iy_if(x_i)` and step sizes
-:math:`\eta_i = N^{\alpha_i}` (``lecnotes.networks.multi_step(..., loss="correlation",
-scaling=N**-0.5)``). This module holds the experiments of the chapter:
+:math:`d` grow proportionally; the network {eq}`eq-ch7-network` is
+:math:`f(x) = N^{-1/2}\sum_j a_j\sigma(\langle w_j,x\rangle)` with :math:`w_j\sim N(0,I_d/d)`,
+:math:`a_j\sim N(0,1)` fixed
+(:func:`lecnotes.networks.init_params` with ``symmetric=False, second_layer="gaussian"``),
+trained on the first layer with the correlation loss :math:`-\frac1n\sum_iy_if(x_i)` and step
+sizes :math:`\eta_i = N^{\alpha_i}` (``lecnotes.networks.multi_step(..., loss="correlation",
+scaling=N**-0.5)``), {prf:ref}`def-ch7-two-steps`. This module holds the experiments of the
+chapter:
 
-* the **Taylor terms** of a step in the pre-activation shift, whose sizes carry the exponents
-  (:func:`feature_taylor_terms`, :func:`second_step_taylor_terms`, :func:`projected_strength`);
+* the sizes of the **Taylor terms** of a step (:func:`projected_strength`,
+  :func:`taylor_strengths`; the terms themselves are in :mod:`lecnotes.two_steps_theory`);
 * the alignment of singular vectors with Hermite features (:func:`hermite_alignment`);
 * the own-label term of a reused batch (:func:`self_term`);
 * the **simulations** of the chapter, vectorised over neurons and samples.
@@ -26,29 +29,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _validate as V
-from .activations import SINCOS, get_activation, sincos_derivative
+from .activations import SINCOS, get_activation
 from .hermite import hermite_polys
 from .linalg import singular_values, top_singular_vectors
-from .networks import check_params, features, linear_width_init, multi_step, output_scale
+from .networks import check_params, features, init_params, multi_step
 from .overlaps import mean_update
 from .rmt import fit_bulk_edge, localisation
 from .targets import HE3, multi_index, single_index, two_direction_link
-from .two_steps_theory import check_alpha
+from .two_steps_theory import check_alpha, feature_taylor_terms, second_step_taylor_terms
 
 __all__ = [
     "hermite_alignment",
     "feature_matrix",
-    "feature_taylor_terms",
-    "second_step_taylor_terms",
     "projected_strength",
     "rank_one_ratio",
+    "OneStepSpikes",
     "simulate_one_step_spikes",
+    "TwoStepSpectra",
     "simulate_two_step_counts",
+    "TaylorStrengths",
     "taylor_strengths",
+    "ReuseArm",
+    "ReuseResult",
     "simulate_reuse",
     "self_term",
 ]
@@ -62,7 +69,19 @@ def hermite_alignment(U, t, kmax: int) -> np.ndarray:
     direction, standardised here. Returns the (kmax, r) matrix of
     :math:`|\langle U_{:,c},\hat h_k\rangle|`, :math:`\hat h_k` the centred and normalised
     vector :math:`(\mathrm{He}_k(\hat t_i))_i`, :math:`k = 1..k_{\max}`: the :math:`k`-th
-    spike of Moniri, Lee, Hassani and Dobriban carries :math:`\hat h_k`.
+    spike of {prf:ref}`thm-ch7-one-step-spikes` carries :math:`\hat h_k`.
+
+    Parameters
+    ----------
+    U : array_like (n, r) or (n,)
+        Vectors in sample space (samples on axis 0).
+    t : array_like (n,)
+        Projections on the learned direction.
+    kmax : int
+
+    Returns
+    -------
+    ndarray (kmax, r)
     """
 
     U = V.finite_array(U, "U")
@@ -87,97 +106,23 @@ def hermite_alignment(U, t, kmax: int) -> np.ndarray:
 def feature_matrix(W, X, activation="relu") -> np.ndarray:
     r"""Column-centred features :math:`(\sigma(XW^\top)-\mathbf 1\bar f^\top)/\sqrt n` (chapter 7).
 
-    Centring each neuron's column removes the rank-one mean :math:`\mathbb E\sigma`, which is
-    not a learned feature; dividing by :math:`\sqrt n` puts the bulk at order one.
+    The matrix whose spikes {prf:ref}`thm-ch7-one-step-spikes` counts. Centring each neuron's
+    column removes the rank-one mean :math:`\mathbb E\sigma`, which is not a learned feature;
+    dividing by :math:`\sqrt n` puts the bulk at order one.
+
+    Parameters
+    ----------
+    W : array_like (N, d)
+    X : array_like (n, d)
+    activation : str, pair or Activation
+
+    Returns
+    -------
+    ndarray (n, N)
     """
     F = features(W, X, activation)
     F = F - F.mean(axis=0)
     return F / math.sqrt(F.shape[0])
-
-
-def _derivative_source(derivative):
-    if derivative is None:
-        return sincos_derivative
-    if not callable(derivative):
-        raise ValueError("derivative must map k to the k-th derivative of the activation")
-    return derivative
-
-
-def feature_taylor_terms(W0, D, X, kmax: int, derivative=None) -> list[np.ndarray]:
-    r"""Taylor terms of the features after one step, per unit step (chapter 7).
-
-    With :math:`W_1 = W_0+\eta D` and :math:`\Delta = \tilde XD^\top`,
-
-    .. math:: \sigma(\tilde XW_1^\top) = \sum_{k\ge0}\eta^k\,F_k,\qquad
-              F_k = \frac1{k!}\,\sigma^{(k)}(\tilde XW_0^\top)\odot\Delta^{\circ k},
-
-    returned column-centred and divided by :math:`\sqrt n` for :math:`k = 1..k_{\max}`. The
-    rank-one part of :math:`F_k` is :math:`\frac{\mu_k}{k!}(\tilde Xu)^{\circ k}(s\,a^{\circ k})
-    ^\top` when :math:`D\approx s\,a\,u^\top`, of size :math:`N^{(1-k)/2}` (chapter 7,
-    eq. (one-step exponents)).
-
-    Parameters
-    ----------
-    W0, D : ndarray (N, d)
-    X : ndarray (n, d)
-        Inputs on which the features are evaluated (test inputs).
-    kmax : int
-    derivative : callable, optional
-        ``derivative(k)`` returns :math:`\sigma^{(k)}`; default :func:`sincos_derivative`.
-    """
-    W0 = V.finite_array(W0, "W0", ndim=2)
-    D = V.finite_array(D, "D", ndim=2)
-    X = V.finite_array(X, "X", ndim=2)
-    if D.shape != W0.shape or X.shape[1] != W0.shape[1]:
-        raise ValueError(f"shapes do not match: W0 {W0.shape}, D {D.shape}, X {X.shape}")
-    kmax = V.positive_int(kmax, "kmax")
-    der = _derivative_source(derivative)
-    Z, Dz = X @ W0.T, X @ D.T
-    out, power = [], np.ones_like(Dz)
-    for k in range(1, kmax + 1):
-        power = power * Dz
-        F = np.asarray(der(k)(Z), dtype=float) * power / math.factorial(k)
-        F -= F.mean(axis=0)
-        out.append(F / math.sqrt(X.shape[0]))
-    return out
-
-
-def second_step_taylor_terms(W0, a, D1, X, y, kmax: int, derivative=None, *,
-                             scaling=1.0) -> list[np.ndarray]:
-    r"""Taylor terms of the second update in the shift caused by the first (chapter 7).
-
-    Let :math:`W_1 = W_0+\eta_1D_1` (:math:`D_1` the first update per unit step) and let the
-    second step use the batch ``(X, y)`` (the first batch again when it is reused). With the
-    correlation loss the second update per unit step is
-    :math:`U_2 = s\,\mathrm{diag}(a)\,\frac1n[y\odot\sigma'(XW_1^\top)]^\top X`, and the
-    expansion of :math:`\sigma'` around :math:`XW_0^\top` in :math:`\eta_1XD_1^\top` gives
-
-    .. math:: U_2 = \sum_{k\ge0}\eta_1^k\,T_k,\qquad
-              T_k = \frac{s}{k!}\,\mathrm{diag}(a)\,\frac1n\big[y\odot\sigma^{(k+1)}(XW_0^\top)
-              \odot(XD_1^\top)^{\circ k}\big]^\top X .
-
-    Since :math:`D_1\approx s\,a\,u^\top`, the left vector of :math:`T_k` is
-    :math:`a^{\circ(k+1)}` and its size :math:`N^{-k/2}`: the term :math:`\eta_2\eta_1^kT_k` of
-    :math:`W_2` has norm :math:`N^{\alpha_2-k(1/2-\alpha_1)}` (chapter 7, eq. (two-step
-    exponents)). Returns :math:`T_0,\dots,T_{k_{\max}}`, each (N, d).
-    """
-    W0, a = check_params(W0, a)
-    D1 = V.finite_array(D1, "D1", ndim=2)
-    X, y = V.data_pair(X, y)
-    if D1.shape != W0.shape or X.shape[1] != W0.shape[1]:
-        raise ValueError(f"shapes do not match: W0 {W0.shape}, D1 {D1.shape}, X {X.shape}")
-    kmax = V.positive_int(kmax, "kmax", minimum=0)
-    der = _derivative_source(derivative)
-    s = output_scale(W0.shape[0], scaling)
-    n = X.shape[0]
-    Z, Dz = X @ W0.T, X @ D1.T
-    out, power = [], np.ones_like(Dz)
-    for k in range(kmax + 1):
-        if k:
-            power = power * Dz
-        M = np.asarray(der(k + 1)(Z), dtype=float) * power * (y[:, None] / math.factorial(k))
-        out.append((s / n) * a[:, None] * (M.T @ X))
-    return out
 
 
 def projected_strength(M, direction, side: str = "left") -> float:
@@ -186,7 +131,19 @@ def projected_strength(M, direction, side: str = "left") -> float:
     ``side="left"``: :math:`\|v^\top M\|/\|v\|` for ``direction`` :math:`v` (one entry per
     row); ``side="right"``: :math:`\|Mv\|/\|v\|`. For a rank-one term :math:`\theta\,lr^\top`
     plus noise it measures :math:`\theta|\cos(l,v)|`, without the bulk that inflates the top
-    singular value.
+    singular value: the sizes of the terms of {eq}`eq-ch7-feature-taylor` and
+    {eq}`eq-ch7-second-taylor`.
+
+    Parameters
+    ----------
+    M : array_like (r, c)
+    direction : array_like
+        One entry per row (``side="left"``) or per column (``side="right"``).
+    side : {"left", "right"}
+
+    Returns
+    -------
+    float
     """
     M = V.finite_array(M, "M", ndim=2)
     v = V.finite_array(direction, "direction", ndim=1)
@@ -205,212 +162,350 @@ def _activation_of(activation):
     return SINCOS if activation is None else get_activation(activation)
 
 
-def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activation=None,
-                   rng=0) -> np.ndarray:
-    r"""Ratio :math:`s_2/s_1` of the two largest singular values of the first update (chapter 7).
+class _FirstUpdate(NamedTuple):
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    Xt: np.ndarray | None
+    W0: np.ndarray
+    a: np.ndarray
+    D: np.ndarray
 
-    For each width :math:`N` in ``sizes`` (with :math:`n = d = N`) and each seed: one gradient
-    of the correlation loss at initialisation (:func:`lecnotes.networks.multi_step`, unit step,
-    ``scaling = N**-0.5``) on a single-index target. Theory: :math:`s_1` is of order one
-    (the rank-one part :math:`\mu_1\,s\,a\,u^\top`), :math:`s_2` of order :math:`N^{-1/2}`.
+
+def _first_update(N, link, act, rng, test_inputs=False, second_layer="gaussian"):
+    """The setting of the chapter at n = d = N: a batch, test inputs, W0 and a, and the first
+    update per unit step (correlation loss, scaling N**-0.5), drawn in this order."""
+    X, y, w = single_index(N, N, link, rng=rng)
+    Xt = rng.standard_normal((N, N)) if test_inputs else None
+    W0, a = init_params(N, N, rng=rng, symmetric=False, second_layer=second_layer)
+    (W1,) = multi_step(W0, a, [(X, y)], 1.0, act, "correlation", scaling=N**-0.5)
+    return _FirstUpdate(X, y, w, Xt, W0, a, W1 - W0)
+
+
+def _spectrum(M, fit_range):
+    """The 12 largest singular values of M and its fitted bulk edge and scale."""
+    s = singular_values(M)
+    b = fit_bulk_edge(s, fit_range)
+    return s[:12], b.edge, b.scale
+
+
+def _sizes(sizes):
+    sizes = [V.positive_int(N, "size") for N in sizes]
+    if not sizes:
+        raise ValueError("sizes must be non-empty")
+    return sizes
+
+
+def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activation=None,
+                   rng=None) -> np.ndarray:
+    r"""Ratio :math:`s_2/s_1` of the two largest singular values of the first update.
+
+    {prf:ref}`prop-ch7-rank-one`: for each width :math:`N` in ``sizes`` (with
+    :math:`n = d = N`) and each seed, one gradient of the correlation loss at initialisation
+    (:func:`lecnotes.networks.multi_step`, unit step, ``scaling = N**-0.5``) on a
+    single-index target. Theory: :math:`s_1` is of order one (the rank-one part
+    :math:`\mu_1\,s\,a\,u^\top`), :math:`s_2` of order :math:`N^{-1/2}`.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+    seeds : int
+    link : str or callable
+    activation : str, pair or Activation, optional
+        Default :data:`lecnotes.activations.SINCOS`.
+    rng : Generator, int or None
+        Seed ``r`` at width ``N`` uses the stream ``V.stream(rng, N, r)``.
 
     Returns
     -------
     ndarray (seeds, len(sizes))
     """
-
     seeds = V.positive_int(seeds, "seeds")
     act = _activation_of(activation)
-    sizes = [V.positive_int(N, "size") for N in sizes]
-    if not sizes:
-        raise ValueError("sizes must be non-empty")
-    rng = V.generator(rng)
+    sizes = _sizes(sizes)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = np.empty((seeds, len(sizes)))
     for j, N in enumerate(sizes):
         for r in range(seeds):
-            X, y, _ = single_index(N, N, link, rng=rng)
-            W0, a = linear_width_init(N, N, rng)
-            (W1,) = multi_step(W0, a, [(X, y)], 1.0, act, "correlation", scaling=N**-0.5)
-            s = np.linalg.svd(W1 - W0, compute_uv=False)
+            D = _first_update(N, link, act, V.stream(rng, N, r)).D
+            s = np.linalg.svd(D, compute_uv=False)
             out[r, j] = s[1] / s[0]
     return out
 
 
-def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activation=None,
-                             fit_range=(10, 50), kmax: int = 4, rng=0) -> dict:
-    r"""Spectra of the features after one step for several step-size exponents (chapter 7).
+class OneStepSpikes(NamedTuple):
+    """Outcome of :func:`simulate_one_step_spikes` (seeds on axis 0).
 
-    :math:`n = d = N`; per seed: a training batch and independent test inputs
-    :math:`\tilde X`, :math:`W_0, a` from :func:`linear_width_init`, the first update
-    :math:`D` (unit step, :func:`lecnotes.networks.multi_step`), and for each
-    :math:`\alpha` the centred features :func:`feature_matrix` of
-    :math:`W_0+N^{\alpha}D` on :math:`\tilde X`, with their fitted bulk edge.
+    ``s`` (seeds, A, 12) the largest singular values of the features, ``edge`` and ``scale``
+    (seeds, A) their fitted bulk edge (:func:`lecnotes.rmt.fit_bulk_edge`), ``null``
+    (seeds, N) the spectra at initialisation, ``align`` (seeds, A, kmax, 6) the
+    :func:`hermite_alignment` of the six top left singular vectors, ``localisation``
+    (seeds, A, 6) that of their right singular vectors.
+    """
+
+    s: np.ndarray
+    edge: np.ndarray
+    scale: np.ndarray
+    null: np.ndarray
+    align: np.ndarray
+    localisation: np.ndarray
+
+
+def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activation=None,
+                             fit_range=(10, 50), kmax: int = 4, rng=None) -> OneStepSpikes:
+    r"""Spectra of the features after one step for several step-size exponents.
+
+    The simulation of {prf:ref}`thm-ch7-one-step-spikes`: :math:`n = d = N`; per seed a
+    training batch and independent test inputs :math:`\tilde X`, :math:`W_0, a`
+    (Gaussian second layer), the first update :math:`D` (unit step), and for each
+    :math:`\alpha` the centred features :func:`feature_matrix` of :math:`W_0+N^{\alpha}D` on
+    :math:`\tilde X`, with their fitted bulk edge.
+
+    Parameters
+    ----------
+    N : int
+    alphas : array_like
+        Exponents in :math:`[0, 1/2)`.
+    seeds : int
+    link, activation
+        As in :func:`rank_one_ratio`.
+    fit_range : (int, int)
+        Ranks used by :func:`lecnotes.rmt.fit_bulk_edge`.
+    kmax : int
+        Highest Hermite degree of the alignments.
+    rng : Generator, int or None
+        Seed ``r`` uses the stream ``V.stream(rng, r)``.
 
     Returns
     -------
-    dict with ``s`` (seeds, len(alphas), 12) largest singular values, ``edge`` and ``scale``
-    (seeds, len(alphas)) from :func:`fit_bulk_edge`, ``null`` (seeds, N) spectra at
-    initialisation, ``align`` (seeds, len(alphas), kmax, 6) :func:`hermite_alignment` of the
-    six top left singular vectors with :math:`\mathrm{He}_k(\tilde X\hat u)`, and
-    ``localisation`` (seeds, len(alphas), 6) of their right singular vectors.
+    OneStepSpikes
     """
-
     N = V.positive_int(N, "N", minimum=fit_range[1] if isinstance(fit_range, Sequence) else 1)
     seeds = V.positive_int(seeds, "seeds")
     alphas = check_alpha(np.atleast_1d(alphas), "alphas")
     act = _activation_of(activation)
-    rng = V.generator(rng)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     A = len(alphas)
-    out = {key: np.empty((seeds, A)) for key in ("edge", "scale")}
-    out["s"] = np.empty((seeds, A, 12))
-    out["null"] = np.empty((seeds, N))
-    out["align"] = np.empty((seeds, A, kmax, 6))
-    out["localisation"] = np.empty((seeds, A, 6))
+    out = OneStepSpikes(np.empty((seeds, A, 12)), np.empty((seeds, A)), np.empty((seeds, A)),
+                        np.empty((seeds, N)), np.empty((seeds, A, kmax, 6)),
+                        np.empty((seeds, A, 6)))
     for r in range(seeds):
-        X, y, w = single_index(N, N, link, rng=rng)
-        Xt = rng.standard_normal((N, N))
-        W0, a = linear_width_init(N, N, rng)
-        (W1,) = multi_step(W0, a, [(X, y)], 1.0, act, "correlation", scaling=N**-0.5)
-        D = W1 - W0
+        first = _first_update(N, link, act, V.stream(rng, r), test_inputs=True)
+        W0, D, Xt = first.W0, first.D, first.Xt
         u = np.linalg.svd(D, full_matrices=False)[2][0]
         t = Xt @ u
-        out["null"][r] = singular_values(feature_matrix(W0, Xt, act))
+        out.null[r] = singular_values(feature_matrix(W0, Xt, act))
         for j, al in enumerate(alphas):
             F = feature_matrix(W0 + N**al * D, Xt, act)
-            s = singular_values(F)
+            out.s[r, j], out.edge[r, j], out.scale[r, j] = _spectrum(F, fit_range)
             U, Vt = top_singular_vectors(F, 6)
-            b = fit_bulk_edge(s, fit_range)
-            out["s"][r, j], out["edge"][r, j], out["scale"][r, j] = s[:12], b.edge, b.scale
-            out["align"][r, j] = hermite_alignment(U, t, kmax)
-            out["localisation"][r, j] = [localisation(v) for v in Vt]
+            out.align[r, j] = hermite_alignment(U, t, kmax)
+            out.localisation[r, j] = [localisation(v) for v in Vt]
     return out
+
+
+class TwoStepSpectra(NamedTuple):
+    """Outcome of :func:`simulate_two_step_counts` (seeds on axis 0).
+
+    ``s2`` (seeds, A1, A2, 12) the largest singular values of :math:`W_2`, ``edge2`` and
+    ``scale2`` (seeds, A1, A2) its fitted bulk; ``s1``, ``edge1``, ``scale1`` the same for
+    :math:`W_1` (seeds, A1, ...); ``null`` (seeds, N) the spectra of :math:`W_0`.
+    """
+
+    s2: np.ndarray
+    edge2: np.ndarray
+    scale2: np.ndarray
+    s1: np.ndarray
+    edge1: np.ndarray
+    scale1: np.ndarray
+    null: np.ndarray
 
 
 def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: bool = True,
                              link="linear", activation=None, fit_range=(10, 50),
-                             rng=0) -> dict:
-    r"""Spectra of :math:`W_2` over a grid of step-size exponents (chapter 7).
+                             rng=None) -> TwoStepSpectra:
+    r"""Spectra of :math:`W_2` over a grid of step-size exponents.
 
-    :math:`n = d = N`, :math:`\eta_i = N^{\alpha_i}`, correlation loss, second layer fixed,
+    The simulation of {prf:ref}`thm-ch7-two-step-outliers`: :math:`n = d = N`,
+    :math:`\eta_i = N^{\alpha_i}`, correlation loss, second layer fixed,
     ``scaling = N**-0.5``. For each seed and :math:`\alpha_1`, one call of
     :func:`lecnotes.networks.multi_step` with steps :math:`(N^{\alpha_1}, 1)` returns
     :math:`W_1` and :math:`W_1+U_2`; since the second update is linear in :math:`\eta_2`,
     :math:`W_2 = W_1+N^{\alpha_2}U_2` for every :math:`\alpha_2`. ``reuse`` selects the same
     batch twice or a fresh second batch.
 
+    Parameters
+    ----------
+    N : int
+    alphas1, alphas2 : array_like
+        Exponents of the two steps, in :math:`[0, 1/2)`.
+    seeds : int
+    reuse : bool
+    link, activation, fit_range
+        As in :func:`simulate_one_step_spikes`.
+    rng : Generator, int or None
+        Seed ``r`` uses the stream ``V.stream(rng, r)``.
+
     Returns
     -------
-    dict with ``s2`` (seeds, A1, A2, 12) largest singular values of :math:`W_2`, ``edge2``,
-    ``scale2`` (seeds, A1, A2), ``s1``, ``edge1``, ``scale1`` (seeds, A1) for :math:`W_1`,
-    and ``null`` (seeds, N) the spectra of :math:`W_0`.
+    TwoStepSpectra
     """
-
     N = V.positive_int(N, "N")
     seeds = V.positive_int(seeds, "seeds")
     al1 = check_alpha(np.atleast_1d(alphas1), "alphas1")
     al2 = check_alpha(np.atleast_1d(alphas2), "alphas2")
     act = _activation_of(activation)
-    rng = V.generator(rng)
+    root = V.generator(rng)  # the root of the streams V.stream(root, ...)
     A1, A2 = len(al1), len(al2)
-    out = {"s2": np.empty((seeds, A1, A2, 12)), "edge2": np.empty((seeds, A1, A2)),
-           "scale2": np.empty((seeds, A1, A2)), "s1": np.empty((seeds, A1, 12)),
-           "edge1": np.empty((seeds, A1)), "scale1": np.empty((seeds, A1)),
-           "null": np.empty((seeds, N))}
+    out = TwoStepSpectra(np.empty((seeds, A1, A2, 12)), np.empty((seeds, A1, A2)),
+                         np.empty((seeds, A1, A2)), np.empty((seeds, A1, 12)),
+                         np.empty((seeds, A1)), np.empty((seeds, A1)), np.empty((seeds, N)))
     for r in range(seeds):
+        rng = V.stream(root, r)
         X, y, w = single_index(N, N, link, rng=rng)
         second = (X, y) if reuse else single_index(N, N, link, rng=rng, w_star=w)[:2]
-        W0, a = linear_width_init(N, N, rng)
-        out["null"][r] = singular_values(W0)
+        W0, a = init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
+        out.null[r] = singular_values(W0)
         for i, a1 in enumerate(al1):
             W1, W2u = multi_step(W0, a, [(X, y), second], [N**a1, 1.0], act, "correlation",
-                                    scaling=N**-0.5)
-            s = singular_values(W1)
-            b = fit_bulk_edge(s, fit_range)
-            out["s1"][r, i], out["edge1"][r, i], out["scale1"][r, i] = s[:12], b.edge, b.scale
+                                 scaling=N**-0.5)
+            out.s1[r, i], out.edge1[r, i], out.scale1[r, i] = _spectrum(W1, fit_range)
             U2 = W2u - W1
             for j, a2 in enumerate(al2):
-                s = singular_values(W1 + N**a2 * U2)
-                b = fit_bulk_edge(s, fit_range)
-                out["s2"][r, i, j], out["edge2"][r, i, j] = s[:12], b.edge
-                out["scale2"][r, i, j] = b.scale
+                out.s2[r, i, j], out.edge2[r, i, j], out.scale2[r, i, j] = _spectrum(
+                    W1 + N**a2 * U2, fit_range)
     return out
+
+
+class TaylorStrengths(NamedTuple):
+    """Outcome of :func:`taylor_strengths` (seeds on axis 0).
+
+    ``features`` (seeds, len(sizes), kmax): sizes of :math:`F_1..F_{k_{\\max}}`; ``second``
+    (seeds, len(sizes), kmax + 1): sizes of :math:`T_0..T_{k_{\\max}}`.
+    """
+
+    features: np.ndarray
+    second: np.ndarray
 
 
 def taylor_strengths(sizes: Sequence[int], seeds: int, kmax: int = 3, *, link="linear",
                      activation=None, derivative=None, second_layer: str = "gaussian",
-                     rng=0) -> dict:
-    r"""Sizes of the Taylor terms of one and two steps across widths (chapter 7).
+                     rng=None) -> TaylorStrengths:
+    r"""Sizes of the Taylor terms of one and two steps across widths.
 
-    For each :math:`N` in ``sizes`` (:math:`n = d = N`) and seed: :math:`W_0, a` from
-    :func:`linear_width_init`, a batch, independent test inputs, and the first update per unit
-    step :math:`D` (:func:`lecnotes.networks.multi_step`). Then
+    For each :math:`N` in ``sizes`` (:math:`n = d = N`) and seed: :math:`W_0, a`, a batch,
+    independent test inputs, and the first update per unit step :math:`D`. Then
 
     * ``features[r, j, k-1]``: :func:`projected_strength` of the term :math:`F_k` of
-      :func:`feature_taylor_terms` on its predicted right vector :math:`a^{\circ k}`,
+      :func:`lecnotes.two_steps_theory.feature_taylor_terms` on its predicted right vector
+      :math:`a^{\circ k}`,
       :math:`k = 1..k_{\max}`; theory :math:`\propto N^{(1-k)/2}`;
     * ``second[r, j, k]``: :func:`projected_strength` of the term :math:`T_k` of
-      :func:`second_step_taylor_terms` (reused batch) on its predicted left vector
+      :func:`lecnotes.two_steps_theory.second_step_taylor_terms` (reused batch) on its
+      predicted left vector
       :math:`a^{\circ(k+1)}`, :math:`k = 0..k_{\max}`; theory :math:`\propto N^{-k/2}`.
 
     Multiplied by :math:`\eta^k` (features) or :math:`\eta_2\eta_1^k` (second step) they give
-    the sizes whose exponents are :func:`one_step_exponents` and :func:`two_step_exponents`.
-    ``second_layer`` as in :func:`linear_width_init`: with signs the predicted vectors
-    :math:`a^{\circ k}` are flat, with Gaussian weights they concentrate on the largest
-    :math:`|a_j|` (:func:`effective_neurons`).
-    """
+    the sizes whose exponents are {eq}`eq-ch7-one-step-exponents` and
+    {eq}`eq-ch7-two-step-exponents`. With signs (``second_layer="sign"``) the predicted
+    vectors :math:`a^{\circ k}` are flat, with Gaussian weights they concentrate on the
+    largest :math:`|a_j|` (:func:`lecnotes.two_steps_theory.effective_neurons`).
 
-    seeds = V.positive_int(seeds, "seeds")
-    kmax = V.positive_int(kmax, "kmax")
-    sizes = [V.positive_int(N, "size") for N in sizes]
-    if not sizes:
-        raise ValueError("sizes must be non-empty")
-    act = _activation_of(activation)
-    rng = V.generator(rng)
-    out = {"features": np.empty((seeds, len(sizes), kmax)),
-           "second": np.empty((seeds, len(sizes), kmax + 1))}
-    for j, N in enumerate(sizes):
-        for r in range(seeds):
-            X, y, _ = single_index(N, N, link, rng=rng)
-            Xt = rng.standard_normal((N, N))
-            W0, a = linear_width_init(N, N, rng, second_layer)
-            (W1,) = multi_step(W0, a, [(X, y)], 1.0, act, "correlation", scaling=N**-0.5)
-            D = W1 - W0
-            for k, F in enumerate(feature_taylor_terms(W0, D, Xt, kmax, derivative), start=1):
-                out["features"][r, j, k - 1] = projected_strength(F, a**k, side="right")
-            terms = second_step_taylor_terms(W0, a, D, X, y, kmax, derivative,
-                                             scaling=N**-0.5)
-            for k, T in enumerate(terms):
-                out["second"][r, j, k] = projected_strength(T, a ** (k + 1), side="left")
-    return out
-
-
-def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: int, *,
-                   activation="tanh", link=None, rng=0) -> dict:
-    r"""What the second step learns with a reused and with a fresh batch (chapter 7).
-
-    The protocol of chapter 7, section (reuse): :math:`f = \sum_ja_j\sigma(\langle w_j,x\rangle)`
-    with :math:`a_j = \pm1/p` (balanced signs), :math:`w_j\sim N(0,I_d/d)`, correlation loss,
-    two first-layer steps of size :math:`\eta = c\,p\,\delta`
-    (:func:`lecnotes.networks.multi_step`, ``scaling=1.0``), :math:`n = \delta d`. Per seed,
-    one first step on a batch, then the second step twice from the same :math:`W_1`: on the
-    same batch (``"reuse"``) and on a fresh one (``"fresh"``). ``link`` is a single-index link
-    (default :data:`HE3`; the measured direction is :math:`w_\star`) or ``"two-direction"``
-    (:func:`two_direction_link`; the measured direction is the He_3 one, :math:`w_2`).
+    Parameters
+    ----------
+    sizes : sequence of int
+    seeds, kmax : int
+    link, activation
+        As in :func:`rank_one_ratio`.
+    derivative : callable, optional
+        As in :func:`lecnotes.two_steps_theory.feature_taylor_terms`.
+    second_layer : {"gaussian", "sign"}
+        As in :func:`lecnotes.networks.init_params`.
+    rng : Generator, int or None
+        Seed ``r`` at width ``N`` uses the stream ``V.stream(rng, N, r)``.
 
     Returns
     -------
-    dict with ``"reuse"`` and ``"fresh"``, each a dict of (seeds, len(dims)) arrays:
-    ``new`` (overlap with the measured direction of the part of the mean second update
-    :math:`m_2` (:func:`mean_update`) orthogonal to the first, :math:`m_1`: what the second
-    step adds), ``overlap`` (overlap of :math:`m_2` itself), ``along``
-    (:math:`\langle m_2^\perp,w\rangle/\bar\eta`, :math:`\bar\eta = \eta/p`, for the part
-    :math:`m_2^\perp` of :math:`m_2` orthogonal to :math:`m_1`; it estimates
-    :func:`reuse_stein_coefficient`: removing :math:`m_1`, whose overlap with :math:`w` is
-    :math:`O(d^{-1/2})`, does not change the limit and removes the noise
-    :math:`\langle m_2,\hat m_1\rangle\langle\hat m_1,w\rangle`); and ``"first"``, the overlap
-    of :math:`m_1` with :math:`w_\star` (:math:`w_1` for the two-direction target).
+    TaylorStrengths
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    kmax = V.positive_int(kmax, "kmax")
+    sizes = _sizes(sizes)
+    act = _activation_of(activation)
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
+    out = TaylorStrengths(np.empty((seeds, len(sizes), kmax)),
+                          np.empty((seeds, len(sizes), kmax + 1)))
+    for j, N in enumerate(sizes):
+        for r in range(seeds):
+            X, y, _, Xt, W0, a, D = _first_update(N, link, act, V.stream(rng, N, r), True,
+                                                  second_layer)
+            for k, F in enumerate(feature_taylor_terms(W0, D, Xt, kmax, derivative), start=1):
+                out.features[r, j, k - 1] = projected_strength(F, a**k, side="right")
+            terms = second_step_taylor_terms(W0, a, D, X, y, kmax, derivative,
+                                             scaling=N**-0.5)
+            for k, T in enumerate(terms):
+                out.second[r, j, k] = projected_strength(T, a ** (k + 1), side="left")
+    return out
+
+
+class ReuseArm(NamedTuple):
+    r"""One arm of :func:`simulate_reuse` (reused or fresh second batch), arrays (seeds, dims).
+
+    ``new``: overlap with the measured direction of the part of the mean second update
+    :math:`m_2` orthogonal to the first, :math:`m_1` (what the second step adds); ``overlap``:
+    that of :math:`m_2` itself; ``along``: :math:`\langle m_2^\perp,w\rangle/\bar\eta`, which
+    estimates :func:`lecnotes.two_steps_theory.reuse_stein_coefficient`.
     """
 
+    new: np.ndarray
+    overlap: np.ndarray
+    along: np.ndarray
+
+
+class ReuseResult(NamedTuple):
+    """Outcome of :func:`simulate_reuse`: the two arms and the overlap of the first update.
+
+    ``first`` (seeds, dims): overlap of :math:`m_1` with :math:`w_\\star` (:math:`w_1` for the
+    two-direction target).
+    """
+
+    reuse: ReuseArm
+    fresh: ReuseArm
+    first: np.ndarray
+
+
+def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: int, *,
+                   activation="tanh", link=None, rng=None) -> ReuseResult:
+    r"""What the second step learns with a reused and with a fresh batch.
+
+    The protocol of {prf:ref}`prop-ch7-self-term` and {eq}`eq-ch7-reuse-preprocessing`:
+    :math:`f = \sum_ja_j\sigma(\langle w_j,x\rangle)` with :math:`a_j = \pm1/p` (balanced
+    signs, :func:`lecnotes.networks.init_params` with ``second_layer="balanced"``),
+    :math:`w_j\sim N(0,I_d/d)`, correlation loss, two first-layer steps of size
+    :math:`\eta = c\,p\,\delta` (``scaling=1.0``), :math:`n = \delta d`. Per seed, one first
+    step on a batch, then the second step twice from the same :math:`W_1`: on the same batch
+    (``reuse``) and on a fresh one (``fresh``). ``link`` is a single-index link (default
+    :data:`lecnotes.targets.HE3`; the measured direction is :math:`w_\star`) or
+    ``"two-direction"`` (:func:`lecnotes.targets.two_direction_link`; the measured direction
+    is the He_3 one, :math:`w_2`). Removing :math:`m_1` from :math:`m_2`, whose overlap with
+    :math:`w` is :math:`O(d^{-1/2})`, does not change the limit of ``along`` and removes the
+    noise :math:`\langle m_2,\hat m_1\rangle\langle\hat m_1,w\rangle`.
+
+    Parameters
+    ----------
+    dims : sequence of int
+    delta, c : float
+        :math:`n/d` and the step constant.
+    p, seeds : int
+    activation : str, pair or Activation
+    link : callable, str or None
+    rng : Generator, int or None
+        Seed ``r`` at dimension ``d`` uses the stream ``V.stream(rng, d, r)``.
+
+    Returns
+    -------
+    ReuseResult
+    """
     delta = V.positive_float(delta, "delta")
     p = V.positive_int(p, "p", minimum=2)
     c = V.positive_float(c, "c")
@@ -421,15 +516,15 @@ def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: i
     act = get_activation(activation)
     two = isinstance(link, str) and link == "two-direction"
     link = HE3 if link is None else link
-    rng = V.generator(rng)
-    keys = ("new", "overlap", "along")
-    out = {kind: {key: np.empty((seeds, len(dims))) for key in keys}
-           for kind in ("reuse", "fresh")}
-    out["first"] = np.empty((seeds, len(dims)))
+    root = V.generator(rng)  # the root of the streams V.stream(root, ...)
+    shape = (seeds, len(dims))
+    out = ReuseResult(*(ReuseArm(*(np.empty(shape) for _ in range(3))) for _ in range(2)),
+                      np.empty(shape))
     eta = c * p * delta
     for j, d in enumerate(dims):
         n = max(1, int(round(delta * d)))
         for r in range(seeds):
+            rng = V.stream(root, d, r)
             if two:
                 X, y, Ws = multi_index(2 * n, d, two_direction_link, 2, rng=rng)
                 w_first, w = Ws[0], Ws[1]
@@ -437,25 +532,21 @@ def simulate_reuse(dims: Sequence[int], delta: float, p: int, c: float, seeds: i
                 X, y, w = single_index(2 * n, d, link, rng=rng)
                 w_first = w
             batch, fresh = (X[:n], y[:n]), (X[n:], y[n:])
-            W0 = rng.standard_normal((p, d)) / math.sqrt(d)
-            b = np.where(np.arange(p) % 2 == 0, 1.0, -1.0)
-            rng.shuffle(b)
-            a = b / p
+            W0, a = init_params(p, d, rng=rng, symmetric=False, second_layer="balanced",
+                                a_scale=1 / p)
             with np.errstate(over="ignore"):  # tanh' = 1/cosh^2 -> 0 for huge arguments
                 (W1,) = multi_step(W0, a, [batch], eta, act, "correlation", scaling=1.0)
             m1 = mean_update(W0, W1, a)
-            out["first"][r, j] = abs(m1 @ w_first) / np.linalg.norm(m1)
+            out.first[r, j] = abs(m1 @ w_first) / np.linalg.norm(m1)
             m1 /= np.linalg.norm(m1)
-            for kind, second in (("reuse", batch), ("fresh", fresh)):
+            for arm, second in ((out.reuse, batch), (out.fresh, fresh)):
                 with np.errstate(over="ignore"):
-                    (W2,) = multi_step(W1, a, [second], eta, act, "correlation",
-                                          scaling=1.0)
+                    (W2,) = multi_step(W1, a, [second], eta, act, "correlation", scaling=1.0)
                 m = mean_update(W1, W2, a)
                 new = m - (m @ m1) * m1
-                res = out[kind]
-                res["new"][r, j] = abs(new @ w) / np.linalg.norm(new)
-                res["overlap"][r, j] = abs(m @ w) / np.linalg.norm(m)
-                res["along"][r, j] = (new @ w) / (c * delta)
+                arm.new[r, j] = abs(new @ w) / np.linalg.norm(new)
+                arm.overlap[r, j] = abs(m @ w) / np.linalg.norm(m)
+                arm.along[r, j] = (new @ w) / (c * delta)
     return out
 
 
@@ -469,8 +560,23 @@ def self_term(X, y, W0, a, eta, dsigma) -> np.ndarray:
 
     .. math:: \eta\,a_j\,y_i\,\sigma'(z_{ij})\,\|x_i\|^2/n
 
-    is the sample's own label, seen again when the batch is reused (chapter 7, eq. (self
-    term)). Returns the (n, p) matrix.
+    is the sample's own label in {eq}`eq-ch7-self-term`, seen again when the batch is reused
+    ({prf:ref}`prop-ch7-self-term`).
+
+    Parameters
+    ----------
+    X, y : array_like
+        The batch (n, d) and its labels (n,).
+    W0, a : array_like
+        First layer (p, d) and second layer (p,).
+    eta : float
+        Step size (>= 0).
+    dsigma : callable
+        Vectorised :math:`\sigma'`.
+
+    Returns
+    -------
+    ndarray (n, p)
     """
     X, y = V.data_pair(X, y)
     W0, a, X = check_params(W0, a, X)

@@ -3,7 +3,9 @@ r"""Closed forms of chapter 7: spike counts after one and two steps, reused batc
 The exponents and counts of the spikes of the feature matrix after one step (Moniri, Lee,
 Hassani, Dobriban 2024) and of the new outliers of :math:`W_2` after a second step (Moniri and
 Hassani), the effective number of neurons of a spike, and the effective preprocessing of a
-reused batch with its Stein coefficient (chapter 7, eq. (reuse preprocessing)).
+reused batch with its Stein coefficient ({eq}`eq-ch7-reuse-preprocessing`); and the Taylor
+terms of one and two steps ({eq}`eq-ch7-feature-taylor`, {eq}`eq-ch7-second-taylor`), exact
+expansions of the updates whose sizes carry the exponents.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import numpy as np
 from scipy.special import ndtr
 
 from . import _validate as V
-from .activations import get_activation
+from .activations import get_activation, sincos_derivative
 from .hermite import gauss_hermite, gaussian_expectation, split_gaussian_rule
-from .targets import get_link
+from .networks import check_params, output_scale
+from .targets import get_link, link_moments
 
 __all__ = [
     "check_alpha",
@@ -26,6 +29,8 @@ __all__ = [
     "one_step_spike_intervals",
     "two_step_exponents",
     "two_step_new_outliers",
+    "feature_taylor_terms",
+    "second_step_taylor_terms",
     "effective_neurons",
     "reuse_preprocessing",
     "reuse_stein_coefficient",
@@ -33,6 +38,18 @@ __all__ = [
 
 
 def check_alpha(alpha, name="alpha"):
+    r"""Validate step-size exponents: finite and in :math:`[0, 1/2)` ({prf:ref}`def-ch7-two-steps`).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+    name : str
+        Name used in the error message.
+
+    Returns
+    -------
+    ndarray
+    """
     a = V.finite_array(alpha, name)
     if np.any(a < 0) or np.any(a >= 0.5):
         raise ValueError(f"{name} must lie in [0, 1/2), got {alpha!r}")
@@ -42,10 +59,20 @@ def check_alpha(alpha, name="alpha"):
 def one_step_exponents(alpha: float, kmax: int) -> np.ndarray:
     r"""Exponents :math:`e_k = \frac12 + k(\alpha-\frac12)`, :math:`k = 1..k_{\max}` (chapter 7).
 
-    Chapter 7, eq. (one-step exponents). After one step with :math:`\eta = N^\alpha`, the
+    {eq}`eq-ch7-one-step-exponents`. After one step with :math:`\eta = N^\alpha`, the
     :math:`k`-th Taylor term of the feature matrix :math:`\sigma(\tilde XW_1^\top)/\sqrt n`
     in the pre-activation shift is a rank-one matrix of size :math:`N^{e_k}` against a bulk of
     order one (Moniri, Lee, Hassani, Dobriban 2024).
+
+    Parameters
+    ----------
+    alpha : float
+        In :math:`[0, 1/2)`.
+    kmax : int
+
+    Returns
+    -------
+    ndarray (kmax,)
     """
     a = float(check_alpha(alpha))
     kmax = V.positive_int(kmax, "kmax")
@@ -56,12 +83,21 @@ def one_step_exponents(alpha: float, kmax: int) -> np.ndarray:
 def one_step_spike_count(alpha, degree: int | None = None):
     r"""Number of spikes of the feature matrix after one step, :math:`\eta\asymp N^\alpha`.
 
-    Chapter 7, theorem (one-step spikes): :math:`\ell` spikes for
+    {prf:ref}`thm-ch7-one-step-spikes`: :math:`\ell` spikes for
     :math:`\alpha\in(\frac{\ell-1}{2\ell},\frac{\ell}{2\ell+2})`, i.e. the number of
     :math:`k\ge1` with :math:`e_k>0`, :math:`\ell = \lceil 1/(1-2\alpha)\rceil - 1`
     (0 at :math:`\alpha = 0`, where the first term is of order one and whether it separates is
     a BBP question). Capped by ``degree`` (a polynomial activation of degree :math:`L` has
     no term beyond :math:`k = L`). Vectorised over ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+    degree : int, optional
+
+    Returns
+    -------
+    int or ndarray of int
     """
     a = check_alpha(alpha)
     out = np.ceil(1.0 / (1.0 - 2.0 * a) - 1e-12) - 1.0
@@ -76,7 +112,16 @@ def one_step_spike_intervals(lmax: int) -> list[tuple[float, float]]:
 
     For :math:`\ell = 1..\ell_{\max}`: on the :math:`\ell`-th interval one step creates
     exactly :math:`\ell` spikes.
-    They tile :math:`(0, 1/2)` and shrink like :math:`1/(2\ell^2)`.
+    They tile :math:`(0, 1/2)` and shrink like :math:`1/(2\ell^2)`
+    ({prf:ref}`thm-ch7-one-step-spikes`).
+
+    Parameters
+    ----------
+    lmax : int
+
+    Returns
+    -------
+    list of (float, float)
     """
     lmax = V.positive_int(lmax, "lmax")
     return [((l - 1) / (2 * l), l / (2 * l + 2)) for l in range(1, lmax + 1)]
@@ -85,11 +130,21 @@ def one_step_spike_intervals(lmax: int) -> list[tuple[float, float]]:
 def two_step_exponents(alpha1: float, alpha2: float, kmax: int) -> np.ndarray:
     r"""Exponents :math:`\alpha_2 - k(\frac12-\alpha_1)`, :math:`k = 0..k_{\max}` (chapter 7).
 
-    Chapter 7, eq. (two-step exponents): the :math:`k`-th Taylor term of the second update
+    {eq}`eq-ch7-two-step-exponents`: the :math:`k`-th Taylor term of the second update
     :math:`\eta_2\nabla` in the shift of the pre-activations caused by the first step is a
     rank-one matrix of operator norm :math:`N^{\alpha_2-k(1/2-\alpha_1)}`, against the bulk of
     :math:`W_0`, of order one. The term :math:`k = 0` has the left vector of the first step
     and merges with its spike.
+
+    Parameters
+    ----------
+    alpha1, alpha2 : float
+        In :math:`[0, 1/2)`.
+    kmax : int
+
+    Returns
+    -------
+    ndarray (kmax + 1,)
     """
     a1, a2 = float(check_alpha(alpha1, "alpha1")), float(check_alpha(alpha2, "alpha2"))
     kmax = V.positive_int(kmax, "kmax", minimum=0)
@@ -100,11 +155,21 @@ def two_step_exponents(alpha1: float, alpha2: float, kmax: int) -> np.ndarray:
 def two_step_new_outliers(alpha1, alpha2, degree: int | None = None):
     r"""New outliers of :math:`W_2`: :math:`\Lambda = \lfloor\alpha_2/(\frac12-\alpha_1)\rfloor`.
 
-    Chapter 7, theorem (two-step outliers) (Moniri and Hassani): besides the spike of the first
-    step, :math:`W_2` has :math:`\Lambda` outliers, capped at :math:`L-1` for a polynomial
+    {prf:ref}`thm-ch7-two-step-outliers`, {eq}`eq-ch7-outlier-count` (Moniri and Hassani):
+    besides the spike of the first step, :math:`W_2` has :math:`\Lambda` outliers, capped at
+    :math:`L-1` for a polynomial
     activation of degree :math:`L` = ``degree`` (the :math:`k`-th term needs
     :math:`\sigma^{(k+1)}\neq0`). At an integer ratio the last term is of order one and the
     formula is the paper's convention. Vectorised (broadcasting) over both exponents.
+
+    Parameters
+    ----------
+    alpha1, alpha2 : float or array_like
+    degree : int, optional
+
+    Returns
+    -------
+    int or ndarray of int
     """
     a1, a2 = check_alpha(alpha1, "alpha1"), check_alpha(alpha2, "alpha2")
     out = np.floor(a2 / (0.5 - a1) + 1e-12)
@@ -114,6 +179,115 @@ def two_step_new_outliers(alpha1, alpha2, degree: int | None = None):
     return int(out) if out.ndim == 0 else out
 
 
+def _derivative_source(derivative):
+    if derivative is None:
+        return sincos_derivative
+    if not callable(derivative):
+        raise ValueError("derivative must map k to the k-th derivative of the activation")
+    return derivative
+
+
+def feature_taylor_terms(W0, D, X, kmax: int, derivative=None) -> list[np.ndarray]:
+    r"""Taylor terms of the features after one step, per unit step: {eq}`eq-ch7-feature-taylor`.
+
+    With :math:`W_1 = W_0+\eta D` and :math:`\Delta = \tilde XD^\top`,
+
+    .. math:: \sigma(\tilde XW_1^\top) = \sum_{k\ge0}\eta^k\,F_k,\qquad
+              F_k = \frac1{k!}\,\sigma^{(k)}(\tilde XW_0^\top)\odot\Delta^{\circ k},
+
+    returned column-centred and divided by :math:`\sqrt n` for :math:`k = 1..k_{\max}`. The
+    rank-one part of :math:`F_k` is :math:`\frac{\mu_k}{k!}(\tilde Xu)^{\circ k}(s\,a^{\circ k})
+    ^\top` when :math:`D\approx s\,a\,u^\top`, of size :math:`N^{(1-k)/2}`
+    ({eq}`eq-ch7-one-step-exponents`).
+
+    Parameters
+    ----------
+    W0, D : ndarray (N, d)
+    X : ndarray (n, d)
+        Inputs on which the features are evaluated (test inputs).
+    kmax : int
+    derivative : callable, optional
+        ``derivative(k)`` returns :math:`\sigma^{(k)}`; default :func:`sincos_derivative`.
+
+    Returns
+    -------
+    list of ndarray (n, N)
+        :math:`F_1, \dots, F_{k_{\max}}`.
+    """
+    W0 = V.finite_array(W0, "W0", ndim=2)
+    D = V.finite_array(D, "D", ndim=2)
+    X = V.finite_array(X, "X", ndim=2)
+    if D.shape != W0.shape or X.shape[1] != W0.shape[1]:
+        raise ValueError(f"shapes do not match: W0 {W0.shape}, D {D.shape}, X {X.shape}")
+    kmax = V.positive_int(kmax, "kmax")
+    der = _derivative_source(derivative)
+    Z, Dz = X @ W0.T, X @ D.T
+    out, power = [], np.ones_like(Dz)
+    for k in range(1, kmax + 1):
+        power = power * Dz
+        F = np.asarray(der(k)(Z), dtype=float) * power / math.factorial(k)
+        F -= F.mean(axis=0)
+        out.append(F / math.sqrt(X.shape[0]))
+    return out
+
+
+def second_step_taylor_terms(W0, a, D1, X, y, kmax: int, derivative=None, *,
+                             scaling=1.0) -> list[np.ndarray]:
+    r"""Taylor terms of the second update in the shift of the first, {eq}`eq-ch7-second-taylor`.
+
+    Let :math:`W_1 = W_0+\eta_1D_1` (:math:`D_1` the first update per unit step) and let the
+    second step use the batch ``(X, y)`` (the first batch again when it is reused). With the
+    correlation loss the second update per unit step is
+    :math:`U_2 = s\,\mathrm{diag}(a)\,\frac1n[y\odot\sigma'(XW_1^\top)]^\top X`, and the
+    expansion of :math:`\sigma'` around :math:`XW_0^\top` in :math:`\eta_1XD_1^\top` gives
+
+    .. math:: U_2 = \sum_{k\ge0}\eta_1^k\,T_k,\qquad
+              T_k = \frac{s}{k!}\,\mathrm{diag}(a)\,\frac1n\big[y\odot\sigma^{(k+1)}(XW_0^\top)
+              \odot(XD_1^\top)^{\circ k}\big]^\top X .
+
+    Since :math:`D_1\approx s\,a\,u^\top`, the left vector of :math:`T_k` is
+    :math:`a^{\circ(k+1)}` and its size :math:`N^{-k/2}`: the term :math:`\eta_2\eta_1^kT_k` of
+    :math:`W_2` has norm :math:`N^{\alpha_2-k(1/2-\alpha_1)}`
+    ({eq}`eq-ch7-two-step-exponents`).
+
+    Parameters
+    ----------
+    W0, a : array_like
+        Initial first layer (N, d) and second layer (N,).
+    D1 : array_like (N, d)
+        First update per unit step.
+    X, y : array_like
+        The batch of the second step.
+    kmax : int
+    derivative : callable, optional
+        As in :func:`feature_taylor_terms`.
+    scaling : float
+        Output scale (``N**-0.5`` in the chapter).
+
+    Returns
+    -------
+    list of ndarray (N, d)
+        :math:`T_0,\dots,T_{k_{\max}}`.
+    """
+    W0, a = check_params(W0, a)
+    D1 = V.finite_array(D1, "D1", ndim=2)
+    X, y = V.data_pair(X, y)
+    if D1.shape != W0.shape or X.shape[1] != W0.shape[1]:
+        raise ValueError(f"shapes do not match: W0 {W0.shape}, D1 {D1.shape}, X {X.shape}")
+    kmax = V.positive_int(kmax, "kmax", minimum=0)
+    der = _derivative_source(derivative)
+    s = output_scale(W0.shape[0], scaling)
+    n = X.shape[0]
+    Z, Dz = X @ W0.T, X @ D1.T
+    out, power = [], np.ones_like(Dz)
+    for k in range(kmax + 1):
+        if k:
+            power = power * Dz
+        M = np.asarray(der(k + 1)(Z), dtype=float) * power * (y[:, None] / math.factorial(k))
+        out.append((s / n) * a[:, None] * (M.T @ X))
+    return out
+
+
 def _double_factorial(m: int) -> int:
     return math.prod(range(m, 0, -2)) if m > 0 else 1
 
@@ -121,10 +295,20 @@ def _double_factorial(m: int) -> int:
 def effective_neurons(k: int, N: int) -> float:
     r"""Effective number of neurons carrying the vector :math:`a^{\circ k}`, :math:`a\sim N(0,I_N)`.
 
-    Chapter 7 (finite size): the participation ratio
+    Chapter 7 (finite size, the outliers of {prf:ref}`thm-ch7-two-step-outliers`): the
+    participation ratio
     :math:`(\sum_ja_j^{2k})^2/\sum_ja_j^{4k}\approx N\,((2k-1)!!)^2/(4k-1)!!`. The :math:`k`-th
     Taylor term has left vector :math:`a^{\circ k}` (features) or :math:`a^{\circ(k+1)}`
     (second step); when this number is small the outlier lives on a handful of neurons.
+
+    Parameters
+    ----------
+    k, N : int
+        Power and width.
+
+    Returns
+    -------
+    float
     """
     k = V.positive_int(k, "k")
     N = V.positive_int(N, "N")
@@ -133,12 +317,14 @@ def effective_neurons(k: int, N: int) -> float:
 
 def reuse_preprocessing(activation, c: float, delta: float, *, label_energy: float = 1.0,
                         self_factor: bool = True) -> Callable[[np.ndarray], np.ndarray]:
-    r"""Effective label preprocessing of the second step on a reused batch (chapter 7).
+    r"""Effective preprocessing of a reused batch, {eq}`eq-ch7-reuse-preprocessing`.
 
-    In the protocol of :func:`simulate_reuse` (:math:`a_j = b_j/p`, :math:`b_j=\pm1`,
+    In the protocol of :func:`lecnotes.two_steps.simulate_reuse` (:math:`a_j = b_j/p`,
+    :math:`b_j=\pm1`,
     :math:`\eta = c\,p\,\delta`) sample :math:`i` enters the second gradient of neuron
     :math:`j` through :math:`y_i\sigma'(z_{ij}+b_jc(y_i\sigma'(z_{ij})+\nu_{ij}))`: its own label
-    (:func:`self_term`, :math:`\|x_i\|^2/n\approx1/\delta`) and the other samples, a Gaussian
+    (:func:`lecnotes.two_steps.self_term`, {prf:ref}`prop-ch7-self-term`,
+    :math:`\|x_i\|^2/n\approx1/\delta`) and the other samples, a Gaussian
     :math:`\nu` of variance :math:`\delta\,\mathbb E[y^2]\,\mathbb E[\sigma'(G)^2]` for a link
     with :math:`\mathbb E[y] = \mathbb E[yG] = 0`. Averaging over the neurons
     (:math:`z\sim N(0,1)`, :math:`\nu`, :math:`b`) gives
@@ -150,6 +336,21 @@ def reuse_preprocessing(activation, c: float, delta: float, *, label_energy: flo
     (the simplified mechanism :math:`y\,\sigma'(z+bc(y+\nu))`). Expectations by quadrature:
     Gauss-Legendre in :math:`z` split at 0, Gauss-Hermite in :math:`\nu` (exactly, through
     :math:`\Phi`, for ReLU).
+
+    Parameters
+    ----------
+    activation : str, pair or Activation
+    c, delta : float
+        Step constant (:math:`\eta = c\,p\,\delta`) and :math:`n/d`.
+    label_energy : float
+        :math:`\mathbb E[y^2]`.
+    self_factor : bool
+        Keep :math:`\sigma'(z)` in the own-label term.
+
+    Returns
+    -------
+    callable
+        The vectorised :math:`T`.
     """
 
     act = get_activation(activation)
@@ -184,19 +385,31 @@ def reuse_preprocessing(activation, c: float, delta: float, *, label_energy: flo
 
 def reuse_stein_coefficient(link, activation, c: float, delta: float, *,
                             self_factor: bool = True) -> float:
-    r""":math:`\mu_T = \mathbb E[T(Y)G]` for the preprocessing of a reused batch (chapter 7).
+    r"""The Stein coefficient :math:`\mu_T = \mathbb E[T(Y)G]` of {eq}`eq-ch7-reuse-preprocessing`.
 
     :math:`T` is :func:`reuse_preprocessing`, :math:`Y = \varphi(G)`. It is the limit of the
     component along :math:`w_\star` of the mean second update per unit :math:`\bar\eta`
-    (``along`` in :func:`simulate_reuse`). The link must be centred with vanishing first
-    Hermite coefficient (information exponent at least 2): with a fresh batch the same
-    coefficient is :math:`\mathbb E[\sigma']\,\mathbb E[YG] = 0`.
+    (``along`` in :func:`lecnotes.two_steps.simulate_reuse`). The link must be centred with
+    vanishing first Hermite coefficient (information exponent at least 2): with a fresh batch
+    the same coefficient is :math:`\mathbb E[\sigma']\,\mathbb E[YG] = 0`
+    ({prf:ref}`lem-ch7-symmetry` says which activations make it non-zero).
+
+    Parameters
+    ----------
+    link : callable or str
+    activation : str, pair or Activation
+    c, delta : float
+    self_factor : bool
+        As in :func:`reuse_preprocessing`.
+
+    Returns
+    -------
+    float
     """
 
     phi = get_link(link)
     bp = getattr(phi, "breakpoints", ())
-    mean, c1, ey2 = (float(v) for v in gaussian_expectation(
-        lambda g: np.stack([phi(g), phi(g) * g, phi(g) ** 2], axis=1), breakpoints=bp))
+    mean, c1, _, ey2, _ = link_moments(phi)
     scale = math.sqrt(ey2) if ey2 > 0 else 1.0
     if abs(mean) > 1e-8 * scale or abs(c1) > 1e-8 * scale:
         raise ValueError("reuse_stein_coefficient needs a centred link with E[phi(G) G] = 0 "
