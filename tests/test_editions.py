@@ -155,8 +155,9 @@ def test_plain_markdown_turns_directives_roles_and_labels_into_text():
     assert "**Definition (Overlap).**" in out  # no :label:, so no number
     assert "(Stein, 1981; Cho and Saul, 2009)" in out and "Cho and Saul (2009)" in out
     assert "**Remark.**\n\nNested." in out and "**Proof.**" in out and "**Note.**" in out
-    assert "by Definition 2 and (1)." in out  # the book's numbers of def-overlap, the equation
-    assert "$$\na = b\n\\tag{1}\n$$" in out  # numbered as in the book, no blank lines
+    d, e = index.targets["def-overlap"].number, index.targets["eq-ch6-update"].number
+    assert f"by Definition {d} and ({e})." in out  # the book's numbers of the two labels
+    assert f"$$\na = b\n\\tag{{{e}}}\n$$" in out  # numbered as in the book, no blank lines
     assert "`{code}`" in out and "print('{footcite:p}`not-a-citation`')" in out
     listing = out[out.index("just before the list."):]
     assert "- Charles M\\. Stein\\." in listing and "Davis" in listing  # every key cited above
