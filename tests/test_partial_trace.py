@@ -104,20 +104,20 @@ def _gen4_data(n, d, seed):
 
 def test_estimator_dense_and_lanczos_agree_and_recover():
     X, y = _gen4_data(2 * 100**2, 100, 1)  # d = 100, n = 2 d^2 (the chapter's scale)
-    v1, l1 = PT.partial_trace_estimator(X, y, method="dense")
-    v2, l2, info = PT.partial_trace_estimator(X, y, method="lanczos", return_info=True)
+    v1, l1, _ = PT.partial_trace_estimator(X, y, method="dense")
+    v2, l2, info = PT.partial_trace_estimator(X, y, method="lanczos")
     assert abs(v1 @ v2) > 1 - 1e-8 and l1 == pytest.approx(l2, rel=1e-8)
     assert info.residual < 1e-6
     assert l1 < 0 and v1[0] ** 2 > 0.3  # lambda_4(y - mean) < 0 for gen4: bottom eigenvector
-    vt, lt = PT.partial_trace_estimator(X, y, which="top", method="dense")
-    vb, lb = PT.partial_trace_estimator(X, y, which="bottom", method="dense")
+    vt, lt, _ = PT.partial_trace_estimator(X, y, which="top", method="dense")
+    vb, lb, _ = PT.partial_trace_estimator(X, y, which="bottom", method="dense")
     assert lb == pytest.approx(l1) and lt > 0 and abs(vb @ v1) > 1 - 1e-8
 
 
 def test_k2_is_the_second_moment_estimator_of_centred_labels():
     X, y = _gen4_data(3000, 40, 2)
-    v, val = PT.partial_trace_estimator(X, y, k=2, which="top")
-    w, top = S.spectral_estimator(X, y - y.mean())
+    v, val, _ = PT.partial_trace_estimator(X, y, k=2, which="top")
+    w, top, _ = S.spectral_estimator(X, y - y.mean())
     assert abs(v @ w) == pytest.approx(1.0, abs=1e-9) and val == pytest.approx(top)
 
 
@@ -144,19 +144,19 @@ def test_simulation_reproduces_the_estimator_on_nested_samples():
     out = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     again = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     for key in ("rho2", "value", "rho2_second", "rho2_raw"):
-        np.testing.assert_array_equal(out[key], again[key])
+        np.testing.assert_array_equal(getattr(out, key), getattr(again, key))
     rng = np.random.default_rng(7)
     for s in range(2):
         X = rng.standard_normal((d * d, d))
         y = LINKS["gen4"](X[:, 0])
-        for j, n in enumerate(out["n"]):
-            v, val = PT.partial_trace_estimator(X[:n], y[:n])
-            assert out["rho2"][s, j] == pytest.approx(v[0] ** 2, abs=1e-9)
-            assert out["value"][s, j] == pytest.approx(val, rel=1e-9)
-            w, _ = PT.partial_trace_estimator(X[:n], y[:n], k=2)
-            assert out["rho2_second"][s, j] == pytest.approx(w[0] ** 2, abs=1e-9)
+        for j, n in enumerate(out.n):
+            v, val, _ = PT.partial_trace_estimator(X[:n], y[:n])
+            assert out.rho2[s, j] == pytest.approx(v[0] ** 2, abs=1e-9)
+            assert out.value[s, j] == pytest.approx(val, rel=1e-9)
+            w, _, _ = PT.partial_trace_estimator(X[:n], y[:n], k=2)
+            assert out.rho2_second[s, j] == pytest.approx(w[0] ** 2, abs=1e-9)
     fixed = PT.simulate_partial_trace(alphas, d, 1, T=lambda u: u - 0.5, k=2, rng=1)
-    assert "rho2_raw" not in fixed and fixed["rho2"].shape == (1, 2)
+    assert fixed.rho2_raw is None and fixed.rho2.shape == (1, 2)
 
 
 GEN3_C = math.sqrt(2 * math.log(2))
@@ -180,7 +180,7 @@ def test_odd_estimators_recover_with_enough_samples():
     y = GEN3(X[:, 0])
     v, norm = PT.vector_contraction_estimator(X, y)
     assert np.linalg.norm(v) == pytest.approx(1.0) and norm > 0 and v[0] ** 2 > 0.4
-    u, top = PT.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
+    u, top, _ = PT.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
     assert np.linalg.norm(u) == pytest.approx(1.0) and u[0] ** 2 > 0.7
     ns = np.array([100, 400])
     r = PT.simulate_overlaps(PT.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0)

@@ -9,15 +9,20 @@ odd-degree vector contraction and the degree-3 unfolding (:func:`vector_contract
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg as sla
 
 from . import _validate as V
+from . import stats
 from .hermite_tensors import he3_unfolding_gram, he3_vector_contraction, he_partial_trace
 from .linalg import (
     DENSE_FALLBACK_MAX_D,
     DENSE_MAX_D,
     EigenInfo,
+    EigenResult,
     canonical_sign,
     top_eigenpair,
     weighted_gram,
@@ -32,6 +37,17 @@ __all__ = [
     "unfolding_estimator",
     "simulate_partial_trace",
     "simulate_overlaps",
+    "VectorEstimate",
+    "PartialTraceSimulation",
+    "PartialTraceSamples",
+    "sample_partial_trace_matrices",
+    "interval_lambda4",
+    "critical_alpha",
+    "vector_contraction_limit",
+    "partial_trace_sweep",
+    "overlap_sweep",
+    "Extrapolation",
+    "extrapolate_threshold",
 ]
 
 
@@ -78,8 +94,7 @@ def partial_trace_matrix(X, y, k: int = 4, T=None) -> np.ndarray:
 
 
 def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude",
-                            method: str = "auto", tol: float = 1e-8, rng=None,
-                            return_info: bool = False):
+                            method: str = "auto", tol: float = 1e-8) -> EigenResult:
     r"""Partial-trace estimator: an extreme eigenvector of :math:`M_k` (chapter 5).
 
     :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]` has mean
@@ -108,16 +123,14 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
         ``"auto"`` is dense for ``d <= DENSE_MAX_D``.
     tol : float
         Lanczos tolerance.
-    rng : Generator, int or None
-        Starting vector of Lanczos (default seed 0).
-    return_info : bool
-        Also return the :class:`EigenInfo` of the chosen end of the spectrum.
 
     Returns
     -------
-    w_hat : ndarray (d,), unit norm
-    value : float, the chosen eigenvalue of :math:`M_k` (signed)
-    info : EigenInfo, if ``return_info``
+    EigenResult
+        ``(vector, value, info)``: :math:`\hat w` (unit norm, sign by
+        :func:`lecnotes.linalg.canonical_sign`), the chosen eigenvalue of :math:`M_k` (signed)
+        and the :class:`lecnotes.linalg.EigenInfo` of the chosen end of the spectrum (Lanczos
+        starts from :func:`lecnotes.linalg.lanczos_start`).
     """
     X, y = V.data_pair(X, y)
     k = _check_even_k(k)
@@ -142,21 +155,40 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
         w, Vec = sla.eigh(dense_matrix())
         j = {"top": d - 1, "bottom": 0}.get(which, d - 1 if abs(w[-1]) >= abs(w[0]) else 0)
         info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
-        out = (canonical_sign(Vec[:, j]), float(w[j]))
-        return out + (info,) if return_info else out
+        return EigenResult(canonical_sign(Vec[:, j]), float(w[j]), info)
 
     results = []
     for sign in ([1.0] if which == "top" else [-1.0] if which == "bottom" else [1.0, -1.0]):
-        val, vec, info = top_eigenpair(
+        vec, val, info = top_eigenpair(
             lambda v, s=sign: s * he_partial_trace(X, t, v, k), d,
-            dense_matrix=lambda s=sign: s * dense_matrix(), method="lanczos", tol=tol, rng=rng,
+            dense_matrix=lambda s=sign: s * dense_matrix(), method="lanczos", tol=tol,
         )
-        results.append((sign * val, vec, info))
-    val, vec, info = max(results, key=lambda r: abs(r[0]))
-    return (vec, val, info) if return_info else (vec, val)
+        results.append(EigenResult(vec, sign * val, info))
+    return max(results, key=lambda r: abs(r.value))
 
 
-def vector_contraction_estimator(X, y, T=None):
+class VectorEstimate(NamedTuple):
+    """``vector`` (unit, sign by :func:`lecnotes.linalg.canonical_sign`) and the ``norm`` of
+    the contraction before normalisation (:func:`vector_contraction_estimator`)."""
+
+    vector: np.ndarray
+    norm: float
+
+
+class PartialTraceSimulation(NamedTuple):
+    """:func:`simulate_partial_trace`: sample sizes ``n`` and arrays (seeds, len(alphas)) of
+    the partial trace's ``rho2`` and chosen eigenvalue ``value``, the second-moment
+    estimator's ``rho2_second``, and (``k = 4``, else None) ``rho2_raw``, the same
+    contraction of the monomial tensor."""
+
+    n: np.ndarray
+    rho2: np.ndarray
+    value: np.ndarray
+    rho2_second: np.ndarray
+    rho2_raw: np.ndarray | None
+
+
+def vector_contraction_estimator(X, y, T=None) -> VectorEstimate:
     r"""The odd-degree (k = 3) partial trace down to a vector (chapter 5, eq. (vector trace)).
 
     :math:`v=\frac1n\sum_iT(y_i)(\|x_i\|^2-d-2)\,x_i`
@@ -171,8 +203,9 @@ def vector_contraction_estimator(X, y, T=None):
 
     Returns
     -------
-    w_hat : ndarray (d,), unit norm (sign: largest entry positive)
-    norm : float, the norm of ``v``
+    VectorEstimate
+        ``(vector, norm)``: the unit direction (sign by
+        :func:`lecnotes.linalg.canonical_sign`) and the norm of ``v``.
     """
     X, y = V.data_pair(X, y)
     n, d = X.shape
@@ -180,10 +213,10 @@ def vector_contraction_estimator(X, y, T=None):
     norm = float(np.linalg.norm(v))
     if norm == 0:
         raise ValueError("the contraction vanishes (constant preprocessed labels?)")
-    return canonical_sign(v / norm), norm
+    return VectorEstimate(canonical_sign(v / norm), norm)
 
 
-def unfolding_estimator(X, y, T=None, *, diagonal: bool = False):
+def unfolding_estimator(X, y, T=None, *, diagonal: bool = False) -> EigenResult:
     r"""Degree-3 tensor unfolding: top left singular vector of the unfolding (chapter 5).
 
     The empirical tensor :math:`\hat{\mathcal T}=\frac1n\sum_iT(y_i)\mathrm{He}_3(x_i)`,
@@ -204,8 +237,10 @@ def unfolding_estimator(X, y, T=None, *, diagonal: bool = False):
 
     Returns
     -------
-    w_hat : ndarray (d,), unit norm
-    value : float, the top eigenvalue of the Gram matrix
+    EigenResult
+        ``(vector, value, info)``: the unit direction (sign by
+        :func:`lecnotes.linalg.canonical_sign`), the top eigenvalue of the Gram matrix and a
+        dense :class:`lecnotes.linalg.EigenInfo`.
     """
     X, y = V.data_pair(X, y)
     n, d = X.shape
@@ -213,10 +248,12 @@ def unfolding_estimator(X, y, T=None, *, diagonal: bool = False):
         raise ValueError(f"unfolding_estimator is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
     U = he3_unfolding_gram(X, _tensor_weights(y, T, n / d), diagonal=diagonal)
     w, Vec = sla.eigh(U, subset_by_index=[d - 1, d - 1])
-    return canonical_sign(Vec[:, 0]), float(w[0])
+    info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
+    return EigenResult(canonical_sign(Vec[:, 0]), float(w[0]), info)
 
 
-def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4, rng=0) -> dict:
+def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
+                           rng=None) -> PartialTraceSimulation:
     r"""Overlaps of the partial-trace and second-moment estimators over seeds and n/d^2 (chapter 5).
 
     For each seed one data set with :math:`n_{\max}=\max\alpha\cdot d^2` samples is drawn
@@ -242,11 +279,9 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4, rn
 
     Returns
     -------
-    dict with arrays of shape ``(seeds, len(alphas))``: ``rho2`` (partial trace), ``value``
-    (its chosen eigenvalue), ``rho2_second`` (second moment), for ``k = 4`` also
-    ``rho2_raw`` (the same contraction of the *monomial* tensor,
-    :math:`\frac1n\sum_iT_i\|x_i\|^2x_ix_i^\top`, chapter 5, exercise), and ``n`` (the
-    sample sizes).
+    PartialTraceSimulation
+        ``rho2_raw`` (``k = 4`` only) is the same contraction of the *monomial* tensor,
+        :math:`\frac1n\sum_iT_i\|x_i\|^2x_ix_i^\top` (chapter 5, exercise).
     """
     alphas = V.finite_array(alphas, "alphas", ndim=1)
     if alphas.size == 0 or np.any(alphas <= 0) or np.any(np.diff(alphas) <= 0):
@@ -263,7 +298,6 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4, rn
     ns = np.maximum(2, np.round(alphas * d * d).astype(int))
     keys = ("rho2", "value", "rho2_second") + (("rho2_raw",) if k == 4 else ())
     out = {key: np.empty((seeds, ns.size)) for key in keys}
-    out["n"] = ns
     eye = np.eye(d)
 
     def extreme(A):
@@ -307,10 +341,11 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4, rn
             out["rho2_second"][s, j] = extreme(D)[1][0] ** 2
             if k == 4:  # (1/n) sum T ||x||^2 x x^T = M + (d + 4) D + c I: monomials
                 out["rho2_raw"][s, j] = extreme(M + (d + 4.0) * D)[1][0] ** 2
-    return out
+    return PartialTraceSimulation(ns, out["rho2"], out["value"], out["rho2_second"],
+                                  out.get("rho2_raw"))
 
 
-def simulate_overlaps(estimator, ns, d, seeds, link, rng=0) -> np.ndarray:
+def simulate_overlaps(estimator, ns, d, seeds, link, rng=None) -> np.ndarray:
     r"""Squared overlaps of any estimator over seeds and nested sample sizes (chapter 5).
 
     For each seed one data set of :math:`\max n` samples is drawn with :math:`w_\star=e_1`
@@ -349,3 +384,213 @@ def simulate_overlaps(estimator, ns, d, seeds, link, rng=0) -> np.ndarray:
             w = np.asarray(w[0] if isinstance(w, tuple) else w, dtype=float)
             out[s, j] = w[0] ** 2 / float(w @ w)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Closed forms and sweeps of chapter 5 (the notebook keeps the parameters and the claims)
+# ---------------------------------------------------------------------------------------
+class PartialTraceSamples(NamedTuple):
+    """Arrays (reps, d, d) of :math:`M_4` (``partial_trace``) and of the moment contraction
+    :math:`\\frac1n\\sum_iT_i\\|x_i\\|^2x_ix_i^\\top` (``moment``)."""
+
+    partial_trace: np.ndarray
+    moment: np.ndarray
+
+
+def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
+    r""":math:`M_4` and the moment contraction on independent data sets (chapter 5).
+
+    Each data set has ``n`` samples in dimension ``d`` with :math:`w_\star=e_1`; the two
+    matrices are formed densely (small ``d``), to test their means entry by entry.
+
+    Parameters
+    ----------
+    d, n, reps : int
+        Dimension, samples per data set, number of data sets.
+    link : str or callable
+    T : None, str or callable
+        Preprocessing of the partial trace (``None``: centred labels); the moment contraction
+        uses the labels as they are.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    PartialTraceSamples
+    """
+    d = V.positive_int(d, "d", minimum=2)
+    n = V.positive_int(n, "n")
+    reps = V.positive_int(reps, "reps")
+    phi = get_link(link)
+    gen = V.generator(rng)
+    M, R = np.empty((reps, d, d)), np.empty((reps, d, d))
+    for r in range(reps):
+        X = gen.standard_normal((n, d))
+        y = np.asarray(phi(X[:, 0]), dtype=float)
+        M[r] = partial_trace_matrix(X, y, T=T)
+        R[r] = (X * (y * (X * X).sum(1))[:, None]).T @ X / n
+    return PartialTraceSamples(M, R)
+
+
+def interval_lambda4(a, b) -> float:
+    r""":math:`\lambda_4=\mathbb E[Y\mathrm{He}_4(G)]` for :math:`Y=\mathbb 1\{a<|G|<b\}`.
+
+    Chapter 5: :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
+    :math:`a\gamma(a)=b\gamma(b)` (the generative-exponent-4 links of chapter 2,
+    :func:`lecnotes.exponents.gen4_interval`); centring the labels leaves it unchanged.
+
+    Parameters
+    ----------
+    a, b : float
+        The interval, ``0 < a < b``.
+
+    Returns
+    -------
+    float
+    """
+    a = V.positive_float(a, "a")
+    b = V.positive_float(b, "b")
+    if not a < b:
+        raise ValueError(f"need a < b, got {a}, {b}")
+    gamma_a = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    return 2 * a * gamma_a * (a**2 - b**2)
+
+
+def critical_alpha(lambda4, mean_T2) -> float:
+    r"""The critical :math:`\alpha_c=2\,\mathbb E[T^2]/\lambda_4^2` of the partial trace, chapter 5.
+
+    With :math:`n=\alpha d^2` the squared overlap of the partial-trace estimator tends to
+    :math:`\max(0,1-\alpha_c/\alpha)`.
+
+    Parameters
+    ----------
+    lambda4 : float
+        :math:`\lambda_4(T)=\mathbb E[T(Y)\mathrm{He}_4(G)]`, non-zero.
+    mean_T2 : float
+        :math:`\mathbb E[T(Y)^2]`.
+
+    Returns
+    -------
+    float
+    """
+    lambda4 = float(lambda4)
+    if lambda4 == 0 or not math.isfinite(lambda4):
+        raise ValueError(f"lambda4 must be finite and non-zero, got {lambda4}")
+    return 2 * V.nonneg_float(mean_T2, "mean_T2") / lambda4**2
+
+
+def vector_contraction_limit(beta, q):
+    r"""Limit :math:`3\beta q/(3\beta q+1)` of the vector contraction's :math:`\rho^2` (chapter 5).
+
+    For :math:`n=\beta d^2` samples and :math:`q=\mathbb E[\zeta_3(Y)^2]` (optimal labels).
+
+    Parameters
+    ----------
+    beta : float or array_like
+        :math:`n/d^2`.
+    q : float
+        :math:`\mathbb E[\zeta_3(Y)^2] \ge 0`.
+
+    Returns
+    -------
+    float or ndarray, shaped like ``beta``.
+    """
+    beta = np.asarray(beta, dtype=float)
+    q = V.nonneg_float(q, "q")
+    return 3 * beta * q / (3 * beta * q + 1)
+
+
+def partial_trace_sweep(alphas, dims, seeds, link="gen4", T=None, k: int = 4, rng=None):
+    r""":func:`simulate_partial_trace` at several dimensions (chapter 5).
+
+    Parameters
+    ----------
+    alphas : array_like
+        Increasing values of :math:`n/d^2`.
+    dims : sequence of int
+    seeds : int
+    link, T, k
+        As in :func:`simulate_partial_trace`.
+    rng : int
+        Seed of the sweep (dimension ``d`` uses ``rng + d``).
+
+    Returns
+    -------
+    dict
+        ``{d: PartialTraceSimulation}``.
+    """
+    return {d: simulate_partial_trace(alphas, d, seeds, link, T, k, rng=rng + d) for d in dims}
+
+
+def overlap_sweep(estimator, dims, factors, exponent, seeds, link, rng=None) -> dict:
+    r""":func:`simulate_overlaps` at :math:`n=c\,d^{e}` for several dimensions (chapter 5).
+
+    Parameters
+    ----------
+    estimator : callable
+        ``(X, y) -> w`` or ``(X, y) -> (w, ...)``.
+    dims : sequence of int
+    factors : array_like
+        The constants :math:`c` (``n = round(c * d**exponent)``), increasing.
+    exponent : float
+        The exponent :math:`e`.
+    seeds : int
+    link : str or callable
+    rng : int
+        Seed of the sweep (dimension ``d`` uses ``rng + d``).
+
+    Returns
+    -------
+    dict
+        ``{d: (ns, rho2)}`` with ``rho2`` of shape (seeds, len(ns)), the input of
+        :func:`lecnotes.stats.scaling_exponent`.
+    """
+    factors = V.finite_array(factors, "factors", ndim=1)
+    out = {}
+    for d in dims:
+        ns = np.round(factors * d**exponent).astype(int)
+        out[d] = (ns, simulate_overlaps(estimator, ns, d, seeds, link, rng=rng + d))
+    return out
+
+
+class Extrapolation(NamedTuple):
+    """The fit :math:`n_{1/2}/d^2=A+B/d` and the bootstrap standard error ``A_se`` of ``A``
+    (:func:`extrapolate_threshold`)."""
+
+    A: float
+    B: float
+    A_se: float
+
+
+def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=0) -> Extrapolation:
+    r"""Extrapolate :math:`n_{1/2}/d^2` to :math:`d\to\infty` (chapter 5).
+
+    :math:`n_{1/2}` is the sample size at which the mean :math:`\rho^2` crosses 1/2
+    (:func:`lecnotes.stats.crossing_size`); a least-squares fit of
+    :math:`n_{1/2}/d^2=A+B/d` over the dimensions gives the limit :math:`A`, to compare with
+    :math:`2\alpha_c`, and a bootstrap over seeds its standard error.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{d: (ns, rho2)}``, ``rho2`` of shape (seeds, len(ns)).
+    n_boot : int
+        Bootstrap resamples.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    Extrapolation
+    """
+    n_boot = V.positive_int(n_boot, "n_boot", minimum=2)
+    gen = V.generator(rng)
+
+    def fit(rs):
+        y = [stats.crossing_size(*rs[d]) / d**2 for d in sorted(rs)]
+        if not np.all(np.isfinite(y)):
+            return np.nan, np.nan
+        return np.polyfit(1 / np.array(sorted(rs), float), y, 1)[::-1]
+
+    boots = [fit({d: (ns, r[gen.integers(0, len(r), len(r))]) for d, (ns, r) in
+                  runs.items()})[0] for _ in range(n_boot)]
+    A, B = fit(runs)
+    return Extrapolation(float(A), float(B), float(np.nanstd(boots, ddof=1)))

@@ -34,6 +34,7 @@ __all__ = [
     "get_preprocessing",
     "resolve_preprocessing",
     "is_family",
+    "resolve_family",
     "label_weights",
     "checked_values",
     "G_CUTOFF",
@@ -213,9 +214,37 @@ def resolve_preprocessing(T, delta=None) -> Callable:
 
 
 def is_family(T) -> bool:
+    r"""Whether ``T`` (a name or an object) is a :math:`\delta`-dependent family.
+
+    Parameters
+    ----------
+    T : object
+        A name from :data:`PREPROCESSINGS`, a preprocessing, a family or anything else.
+
+    Returns
+    -------
+    bool
+    """
     if isinstance(T, str) and T in PREPROCESSINGS:
         T = get_preprocessing(T)
     return isinstance(T, PreprocessingFamily)
+
+
+def resolve_family(T) -> PreprocessingFamily:
+    """The :class:`PreprocessingFamily` named or given by ``T``.
+
+    Parameters
+    ----------
+    T : str or PreprocessingFamily
+
+    Returns
+    -------
+    PreprocessingFamily
+    """
+    fam = get_preprocessing(T) if isinstance(T, str) else T
+    if not isinstance(fam, PreprocessingFamily):
+        raise ValueError(f"{T!r} is not a delta-dependent family of preprocessings")
+    return fam
 
 
 def checked_values(t, y, hint: str = "") -> np.ndarray:

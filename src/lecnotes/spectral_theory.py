@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
@@ -52,6 +53,8 @@ from .preprocessing import (
 __all__ = [
     "NoProportionalThresholdWarning",
     "SpectralFunctions",
+    "SpectralLimit",
+    "MeanMatrix",
     "spectral_functions",
     "spectral_overlap",
     "spectral_threshold",
@@ -59,6 +62,7 @@ __all__ = [
     "bulk_density",
     "mean_matrix_coefficients",
     "weak_recovery_threshold",
+    "threshold_by_bisection",
 ]
 
 
@@ -74,6 +78,37 @@ class NoProportionalThresholdWarning(UserWarning):
     :math:`T(y_i)`), its eigenvector localises on the heaviest samples, and the overlap tends
     to 0 at every fixed :math:`\\delta` (chapter 4, "Why raw labels fail").
     """
+
+
+class SpectralLimit(NamedTuple):
+    """Limits of the top eigenpair of :math:`D_T` (:func:`spectral_overlap`).
+
+    Attributes
+    ----------
+    rho2 : float
+        Limit of the squared overlap of the top eigenvector with :math:`w_\\star`.
+    top : float
+        Limit of the top eigenvalue (``inf`` when T is unbounded above).
+    """
+
+    rho2: float
+    top: float
+
+
+class MeanMatrix(NamedTuple):
+    """The two coefficients of :math:`\\mathbb E[D_T]` (:func:`mean_matrix_coefficients`).
+
+    Attributes
+    ----------
+    mean_T : float
+        :math:`\\mathbb E[T(Y)]`, the coefficient of the identity.
+    beta : float
+        :math:`\\mathbb E[T(Y)\\mathrm{He}_2(G)]`, the coefficient of
+        :math:`w_\\star w_\\star^\\top`.
+    """
+
+    mean_T: float
+    beta: float
 
 
 def _as_preprocessing(T, delta=None):
@@ -206,7 +241,7 @@ def _warn_unbounded():
     )
 
 
-def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> SpectralFunctions:
+def spectral_functions(link, delta, T=None, *, breakpoints=()) -> SpectralFunctions:
     r"""Solve the Lu-Li / Mondelli-Montanari equations at one :math:`\delta` (chapter 4).
 
     Parameters
@@ -242,7 +277,7 @@ def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> Spectra
     return _solve(law, delta)
 
 
-def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
+def spectral_overlap(link, delta, T=None, *, breakpoints=()) -> SpectralLimit:
     r"""Limit of the squared overlap and of the top eigenvalue of :math:`D_T` (chapter 4).
 
     Theorem (Lu & Li 2017; Mondelli & Montanari 2018), chapter 4, thm. "spectral
@@ -269,8 +304,8 @@ def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
 
     Returns
     -------
-    (rho2, top) : (float, float)
-        If ``T`` is unbounded above, ``(0.0, inf)`` and a
+    SpectralLimit
+        ``(rho2, top)``. If ``T`` is unbounded above, ``(0.0, inf)`` and a
         :class:`NoProportionalThresholdWarning`: the top eigenvalue diverges with ``n`` and
         the overlap vanishes at every fixed ``delta``.
     """
@@ -278,9 +313,40 @@ def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
     law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         _warn_unbounded()
-        return 0.0, math.inf
+        return SpectralLimit(0.0, math.inf)
     sol = _solve(law, delta)
-    return sol.rho2, sol.top
+    return SpectralLimit(sol.rho2, sol.top)
+
+
+def threshold_by_bisection(link, T, lo, hi, *, steps: int = 30) -> float:
+    r"""The threshold found by bisection on the outlier condition of the theorem (chapter 4).
+
+    An independent check of :func:`spectral_threshold`: bisects on whether
+    :func:`spectral_overlap` is positive, between ``lo`` (no outlier) and ``hi`` (outlier).
+
+    Parameters
+    ----------
+    T : callable, str or PreprocessingFamily
+    lo, hi : float
+        A bracket of the threshold, ``0 < lo < hi``.
+    link : str or callable
+    steps : int
+        Number of halvings (the bracket shrinks by ``2**steps``).
+
+    Returns
+    -------
+    float
+        The midpoint of the final bracket.
+    """
+    lo = V.positive_float(lo, "lo")
+    hi = V.positive_float(hi, "hi")
+    steps = V.positive_int(steps, "steps")
+    if not lo < hi:
+        raise ValueError(f"need lo < hi, got {lo}, {hi}")
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if spectral_overlap(link, mid, T).rho2 > 0 else (mid, hi)
+    return 0.5 * (lo + hi)
 
 
 def _family_threshold(family, link, breakpoints, tol):
@@ -307,7 +373,7 @@ def _family_threshold(family, link, breakpoints, tol):
     return 0.5 * (lo_ok + hi)
 
 
-def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6) -> float:
+def spectral_threshold(link, T=None, *, breakpoints=(), tol: float = 1e-6) -> float:
     r"""The weak-recovery threshold :math:`\delta_c(T)` of the spectral estimator (chapter 4).
 
     :math:`\delta_c=\inf\{\delta:\ \lambda_1(D_T)\text{ separates from the bulk}\}`. Along the
@@ -384,16 +450,16 @@ def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6
     return float(1.0 / mm[1])
 
 
-def bulk_edge(T, delta, link="quadratic", *, breakpoints=()) -> float:
+def bulk_edge(link, delta, T=None, *, breakpoints=()) -> float:
     r"""Right edge :math:`\psi_\delta(\bar\lambda)` of the limiting bulk of :math:`D_T` (chapter 4).
 
     Equals :math:`(1+\delta^{-1/2})^2` for :math:`T\equiv1` (Marchenko-Pastur). Raises
     ``ValueError`` if ``T`` is unbounded above (then the spectrum has no finite edge).
     """
-    return spectral_functions(T, delta, link, breakpoints=breakpoints).edge
+    return spectral_functions(link, delta, T, breakpoints=breakpoints).edge
 
 
-def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 1e-9):
+def bulk_density(x, link, delta, T=None, *, breakpoints=(), eta: float = 1e-9):
     r"""Density of the limiting spectrum of :math:`\frac1n\tilde X^\top\mathrm{diag}(T)\tilde X`.
 
     Chapter 4, eq. (generalised Marchenko-Pastur): the Stieltjes transform
@@ -472,7 +538,7 @@ def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 
     return dens.reshape(shape)
 
 
-def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[float, float]:
+def mean_matrix_coefficients(link, T=None, *, breakpoints=()) -> MeanMatrix:
     r"""The two coefficients of the mean of :math:`D_T` (chapter 4).
 
     :math:`(\mathbb E[T(Y)],\ \mathbb E[T(Y)\mathrm{He}_2(G)])`.
@@ -497,7 +563,7 @@ def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[fl
             "values on the support of Y): the mean matrix of D_T is not defined"
         )
     m = law.expect(lambda t, g: np.stack([t, t * (g * g - 1.0)], axis=-1))
-    return float(m[0]), float(m[1])
+    return MeanMatrix(float(m[0]), float(m[1]))
 
 
 def weak_recovery_threshold(link="quadratic") -> float:
