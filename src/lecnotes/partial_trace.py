@@ -9,6 +9,7 @@ odd-degree vector contraction and the degree-3 unfolding (:func:`vector_contract
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -17,7 +18,12 @@ import scipy.linalg as sla
 
 from . import _validate as V
 from . import stats
-from .hermite_tensors import he3_unfolding_gram, he3_vector_contraction, he_partial_trace
+from .hermite_tensors import (
+    check_even_degree,
+    he3_unfolding_gram,
+    he3_vector_contraction,
+    he_partial_trace,
+)
 from .linalg import (
     DENSE_FALLBACK_MAX_D,
     DENSE_MAX_D,
@@ -58,16 +64,6 @@ def _tensor_weights(y, T, delta) -> np.ndarray:
     return label_weights(y, T, delta)
 
 
-def _check_even_k(k) -> int:
-    k = V.positive_int(k, "k")
-    if k not in (2, 4):
-        raise ValueError(
-            f"k must be 2 or 4 (the even degrees implemented), got {k}; for k = 3 use "
-            "vector_contraction_estimator or unfolding_estimator"
-        )
-    return k
-
-
 def _partial_trace_dense(X, t, k) -> np.ndarray:
     n, d = X.shape
     if k == 2:
@@ -78,15 +74,35 @@ def _partial_trace_dense(X, t, k) -> np.ndarray:
     return M
 
 
-def partial_trace_matrix(X, y, k: int = 4, T=None) -> np.ndarray:
-    r"""The dense partial-trace matrix :math:`M_k` (chapter 5, eq. (M_k)), for small ``d``.
+def _extreme(A, which="magnitude"):
+    """Eigenvalue and unit eigenvector of a symmetric matrix: largest modulus, top or bottom."""
+    w, Vec = sla.eigh(0.5 * (A + A.T))
+    j = {"top": -1, "bottom": 0}.get(which, -1 if abs(w[-1]) >= abs(w[0]) else 0)
+    return float(w[j]), Vec[:, j]
 
-    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`; for ``k = 4``,
-    :math:`M_4=\frac1n\sum_iT_i\big[(\|x_i\|^2-d-4)x_ix_i^\top-(\|x_i\|^2-d-2)I\big]`. O(nd^2)
-    time, d^2 memory (use :func:`partial_trace_estimator` for large ``d``). ``T`` as there.
+
+def partial_trace_matrix(X, y, k: int = 4, T=None) -> np.ndarray:
+    r"""The dense partial-trace matrix :math:`M_k` of {eq}`eq-ch5-mk`, for small ``d``.
+
+    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`
+    ({prf:ref}`def-ch5-partial-trace`); for ``k = 4`` ({eq}`eq-ch5-m4`),
+    :math:`M_4=\frac1n\sum_iT_i\big[(\|x_i\|^2-d-4)x_ix_i^\top-(\|x_i\|^2-d-2)I\big]`.
+    O(nd^2) time, d^2 memory (use :func:`partial_trace_estimator` for large ``d``).
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+    k : {2, 4}
+    T : None, str or callable
+        As in :func:`partial_trace_estimator` (``None``: centred labels).
+
+    Returns
+    -------
+    ndarray (d, d), symmetric.
     """
     X, y = V.data_pair(X, y)
-    k = _check_even_k(k)
+    k = check_even_degree(k)
     n, d = X.shape
     if d > DENSE_FALLBACK_MAX_D:
         raise ValueError(f"partial_trace_matrix is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
@@ -97,15 +113,16 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
                             method: str = "auto", tol: float = 1e-8) -> EigenResult:
     r"""Partial-trace estimator: an extreme eigenvector of :math:`M_k` (chapter 5).
 
+    Implements {prf:ref}`def-ch5-partial-trace` ({eq}`eq-ch5-mk`; ``k = 4``: {eq}`eq-ch5-m4`).
+
     :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]` has mean
-    :math:`\lambda_k(T)\,w_\star w_\star^\top` with
-    :math:`\lambda_k(T)=\mathbb E[T(Y)\mathrm{He}_k(G)]` (chapter 5, proposition (mean of the
-    partial trace)), whose sign is not known in advance: by default the eigenvector of the
-    eigenvalue of largest modulus is returned. The matrix
-    is never formed for large ``d``: Lanczos (:func:`top_eigenpair`) runs on the product of
+    :math:`\lambda_k(T)\,w_\star w_\star^\top` with :math:`\lambda_k(T)=\mathbb
+    E[T(Y)\mathrm{He}_k(G)]` ({prf:ref}`prop-ch5-mean`), whose sign is not known in advance: by
+    default the eigenvector of the eigenvalue of largest modulus is returned. The matrix is
+    never formed for large ``d``: Lanczos (:func:`top_eigenpair`) runs on the product of
     :func:`lecnotes.hermite.he_partial_trace`, two products with ``X``, O(nd) time and memory
-    per product and no :math:`d^k` array. ``k = 2`` is the second-moment matrix of chapter 4
-    minus :math:`\bar T I`.
+    per product and no :math:`d^k` array ({ref}`sec-ch5-scale`). ``k = 2`` is the second-moment
+    matrix of chapter 4 minus :math:`\bar T I`.
 
     Parameters
     ----------
@@ -133,7 +150,7 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
         starts from :func:`lecnotes.linalg.lanczos_start`).
     """
     X, y = V.data_pair(X, y)
-    k = _check_even_k(k)
+    k = check_even_degree(k)
     if which not in ("magnitude", "top", "bottom"):
         raise ValueError(f"which must be 'magnitude', 'top' or 'bottom', got {which!r}")
     if method not in ("auto", "lanczos", "dense"):
@@ -144,18 +161,11 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
     t = _tensor_weights(y, T, n / d)
     if method == "auto":
         method = "dense" if d <= DENSE_MAX_D else "lanczos"
-    dense_cache = {}
-
-    def dense_matrix():
-        if "M" not in dense_cache:
-            dense_cache["M"] = _partial_trace_dense(X, t, k)
-        return dense_cache["M"]
-
+    dense_matrix = functools.cache(lambda: _partial_trace_dense(X, t, k))
     if method == "dense":
-        w, Vec = sla.eigh(dense_matrix())
-        j = {"top": d - 1, "bottom": 0}.get(which, d - 1 if abs(w[-1]) >= abs(w[0]) else 0)
+        val, vec = _extreme(dense_matrix(), which)
         info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
-        return EigenResult(canonical_sign(Vec[:, j]), float(w[j]), info)
+        return EigenResult(canonical_sign(vec), val, info)
 
     results = []
     for sign in ([1.0] if which == "top" else [-1.0] if which == "bottom" else [1.0, -1.0]):
@@ -189,12 +199,12 @@ class PartialTraceSimulation(NamedTuple):
 
 
 def vector_contraction_estimator(X, y, T=None) -> VectorEstimate:
-    r"""The odd-degree (k = 3) partial trace down to a vector (chapter 5, eq. (vector trace)).
+    r"""The odd-degree (k = 3) partial trace down to a vector, {eq}`eq-ch5-vector-contraction`.
 
     :math:`v=\frac1n\sum_iT(y_i)(\|x_i\|^2-d-2)\,x_i`
     (:func:`lecnotes.hermite.he3_vector_contraction`), with mean :math:`\lambda_3(T)w_\star`; its
     noise has squared norm about :math:`2d^2\,\mathbb E[T^2]/n`, so it needs :math:`n` of
-    order :math:`d^2`. O(nd).
+    order :math:`d^2` ({eq}`eq-ch5-vector-limit`). O(nd).
 
     Parameters
     ----------
@@ -218,6 +228,8 @@ def vector_contraction_estimator(X, y, T=None) -> VectorEstimate:
 
 def unfolding_estimator(X, y, T=None, *, diagonal: bool = False) -> EigenResult:
     r"""Degree-3 tensor unfolding: top left singular vector of the unfolding (chapter 5).
+
+    The unfolding estimator of {ref}`sec-ch5-odd-degree`.
 
     The empirical tensor :math:`\hat{\mathcal T}=\frac1n\sum_iT(y_i)\mathrm{He}_3(x_i)`,
     unfolded into a :math:`d\times d^2` matrix, has mean :math:`\lambda_3w_\star(w_\star\otimes
@@ -256,12 +268,13 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
                            rng=None) -> PartialTraceSimulation:
     r"""Overlaps of the partial-trace and second-moment estimators over seeds and n/d^2 (chapter 5).
 
-    For each seed one data set with :math:`n_{\max}=\max\alpha\cdot d^2` samples is drawn
+    The simulations compared with {prf:ref}`prop-ch5-limit` ({eq}`eq-ch5-alpha-c`). For each
+    seed one data set with :math:`n_{\max}=\max\alpha\cdot d^2` samples is drawn
     (:math:`w_\star=e_1`) and the estimators at smaller :math:`\alpha=n/d^2` use its first
-    :math:`n` rows (nested samples). The matrices are accumulated block by block, so the
-    sweep costs about two products of size :math:`n_{\max}d^2` (four when ``T`` is ``None``:
-    the sample mean of the labels changes with :math:`n`). At every :math:`n` the results are
-    those of :func:`partial_trace_estimator` (``which="magnitude"``) and of the second-moment
+    :math:`n` rows (nested samples). The matrices are accumulated block by block, so the sweep
+    costs about two products of size :math:`n_{\max}d^2` (four when ``T`` is ``None``: the
+    sample mean of the labels changes with :math:`n`). At every :math:`n` the results are those
+    of :func:`partial_trace_estimator` (``which="magnitude"``) and of the second-moment
     estimator of chapter 4 with the same labels (largest modulus too).
 
     Parameters
@@ -281,7 +294,7 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
     -------
     PartialTraceSimulation
         ``rho2_raw`` (``k = 4`` only) is the same contraction of the *monomial* tensor,
-        :math:`\frac1n\sum_iT_i\|x_i\|^2x_ix_i^\top` (chapter 5, exercise).
+        :math:`\frac1n\sum_iT_i\|x_i\|^2x_ix_i^\top` ({prf:ref}`rem-ch5-monomials`).
     """
     alphas = V.finite_array(alphas, "alphas", ndim=1)
     if alphas.size == 0 or np.any(alphas <= 0) or np.any(np.diff(alphas) <= 0):
@@ -290,7 +303,7 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
     if d > 2000:
         raise ValueError(f"simulate_partial_trace is dense: d must be <= 2000, got {d}")
     seeds = V.positive_int(seeds, "seeds")
-    k = _check_even_k(k)
+    k = check_even_degree(k)
     if is_family(T):
         raise ValueError("simulate_partial_trace does not accept a family T_delta")
     phi = get_link(link)
@@ -299,11 +312,6 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
     keys = ("rho2", "value", "rho2_second") + (("rho2_raw",) if k == 4 else ())
     out = {key: np.empty((seeds, ns.size)) for key in keys}
     eye = np.eye(d)
-
-    def extreme(A):
-        w, Vec = sla.eigh(0.5 * (A + A.T))
-        j = d - 1 if abs(w[-1]) >= abs(w[0]) else 0
-        return w[j], Vec[:, j]
 
     for s in range(seeds):
         X = rng.standard_normal((ns[-1], d))
@@ -335,12 +343,12 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
             else:
                 M = acc[0] / n - c_acc[0] / n * eye
                 D = acc[1] / n
-            val, vec = extreme(M)
+            val, vec = _extreme(M)
             out["value"][s, j] = val
             out["rho2"][s, j] = vec[0] ** 2
-            out["rho2_second"][s, j] = extreme(D)[1][0] ** 2
+            out["rho2_second"][s, j] = _extreme(D)[1][0] ** 2
             if k == 4:  # (1/n) sum T ||x||^2 x x^T = M + (d + 4) D + c I: monomials
-                out["rho2_raw"][s, j] = extreme(M + (d + 4.0) * D)[1][0] ** 2
+                out["rho2_raw"][s, j] = _extreme(M + (d + 4.0) * D)[1][0] ** 2
     return PartialTraceSimulation(ns, out["rho2"], out["value"], out["rho2_second"],
                                   out.get("rho2_raw"))
 
@@ -348,8 +356,9 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
 def simulate_overlaps(estimator, ns, d, seeds, link, rng=None) -> np.ndarray:
     r"""Squared overlaps of any estimator over seeds and nested sample sizes (chapter 5).
 
-    For each seed one data set of :math:`\max n` samples is drawn with :math:`w_\star=e_1`
-    (rotation invariance) and ``estimator(X[:n], y[:n])`` is evaluated for every ``n``.
+    The sample-complexity sweeps of {ref}`sec-ch5-odd-degree`. For each seed one data set of
+    :math:`\max n` samples is drawn with :math:`w_\star=e_1` (rotation invariance) and
+    ``estimator(X[:n], y[:n])`` is evaluated for every ``n``.
 
     Parameters
     ----------
@@ -401,7 +410,8 @@ def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
     r""":math:`M_4` and the moment contraction on independent data sets (chapter 5).
 
     Each data set has ``n`` samples in dimension ``d`` with :math:`w_\star=e_1`; the two
-    matrices are formed densely (small ``d``), to test their means entry by entry.
+    matrices are formed densely (small ``d``), to test their means entry by entry:
+    {prf:ref}`prop-ch5-mean` and {eq}`eq-ch5-moment-mean`.
 
     Parameters
     ----------
@@ -409,8 +419,7 @@ def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
         Dimension, samples per data set, number of data sets.
     link : str or callable
     T : None, str or callable
-        Preprocessing of the partial trace (``None``: centred labels); the moment contraction
-        uses the labels as they are.
+        Preprocessing of :math:`M_4` (``None``: centred); the moment contraction uses ``y``.
     rng : Generator, int or None
 
     Returns
@@ -434,7 +443,8 @@ def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
 def interval_lambda4(a, b) -> float:
     r""":math:`\lambda_4=\mathbb E[Y\mathrm{He}_4(G)]` for :math:`Y=\mathbb 1\{a<|G|<b\}`.
 
-    Chapter 5: :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
+    Chapter 5 ({prf:ref}`prop-ch5-mean`):
+    :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
     :math:`a\gamma(a)=b\gamma(b)` (the generative-exponent-4 links of chapter 2,
     :func:`lecnotes.exponents.gen4_interval`); centring the labels leaves it unchanged.
 
@@ -447,10 +457,8 @@ def interval_lambda4(a, b) -> float:
     -------
     float
     """
-    a = V.positive_float(a, "a")
-    b = V.positive_float(b, "b")
-    if not a < b:
-        raise ValueError(f"need a < b, got {a}, {b}")
+    if not 0 < a < b:
+        raise ValueError(f"need 0 < a < b, got {a}, {b}")
     gamma_a = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
     return 2 * a * gamma_a * (a**2 - b**2)
 
@@ -459,14 +467,12 @@ def critical_alpha(lambda4, mean_T2) -> float:
     r"""The critical :math:`\alpha_c=2\,\mathbb E[T^2]/\lambda_4^2` of the partial trace, chapter 5.
 
     With :math:`n=\alpha d^2` the squared overlap of the partial-trace estimator tends to
-    :math:`\max(0,1-\alpha_c/\alpha)`.
+    :math:`\max(0,1-\alpha_c/\alpha)` ({prf:ref}`prop-ch5-limit`, {eq}`eq-ch5-alpha-c`).
 
     Parameters
     ----------
-    lambda4 : float
-        :math:`\lambda_4(T)=\mathbb E[T(Y)\mathrm{He}_4(G)]`, non-zero.
-    mean_T2 : float
-        :math:`\mathbb E[T(Y)^2]`.
+    lambda4, mean_T2 : float
+        :math:`\lambda_4(T)=\mathbb E[T(Y)\mathrm{He}_4(G)]\ne0` and :math:`\mathbb E[T(Y)^2]`.
 
     Returns
     -------
@@ -481,14 +487,13 @@ def critical_alpha(lambda4, mean_T2) -> float:
 def vector_contraction_limit(beta, q):
     r"""Limit :math:`3\beta q/(3\beta q+1)` of the vector contraction's :math:`\rho^2` (chapter 5).
 
-    For :math:`n=\beta d^2` samples and :math:`q=\mathbb E[\zeta_3(Y)^2]` (optimal labels).
+    {eq}`eq-ch5-vector-limit`, for :math:`n=\beta d^2` samples and
+    :math:`q=\mathbb E[\zeta_3(Y)^2]` (optimal labels).
 
     Parameters
     ----------
-    beta : float or array_like
-        :math:`n/d^2`.
-    q : float
-        :math:`\mathbb E[\zeta_3(Y)^2] \ge 0`.
+    beta, q : float or array_like, float
+        :math:`n/d^2`, and :math:`\mathbb E[\zeta_3(Y)^2] \ge 0`.
 
     Returns
     -------
@@ -500,14 +505,12 @@ def vector_contraction_limit(beta, q):
 
 
 def partial_trace_sweep(alphas, dims, seeds, link="gen4", T=None, k: int = 4, rng=None):
-    r""":func:`simulate_partial_trace` at several dimensions (chapter 5).
+    r""":func:`simulate_partial_trace` at several ``d``: the figure of {prf:ref}`prop-ch5-limit`.
 
     Parameters
     ----------
-    alphas : array_like
-        Increasing values of :math:`n/d^2`.
-    dims : sequence of int
-    seeds : int
+    alphas, dims, seeds
+        Increasing :math:`n/d^2`, dimensions, number of seeds.
     link, T, k
         As in :func:`simulate_partial_trace`.
     rng : int
@@ -522,17 +525,15 @@ def partial_trace_sweep(alphas, dims, seeds, link="gen4", T=None, k: int = 4, rn
 
 
 def overlap_sweep(estimator, dims, factors, exponent, seeds, link, rng=None) -> dict:
-    r""":func:`simulate_overlaps` at :math:`n=c\,d^{e}` for several dimensions (chapter 5).
+    r""":func:`simulate_overlaps` at :math:`n=c\,d^{e}`, several ``d`` ({ref}`sec-ch5-odd-degree`).
 
     Parameters
     ----------
     estimator : callable
         ``(X, y) -> w`` or ``(X, y) -> (w, ...)``.
     dims : sequence of int
-    factors : array_like
-        The constants :math:`c` (``n = round(c * d**exponent)``), increasing.
-    exponent : float
-        The exponent :math:`e`.
+    factors, exponent : array_like, float
+        :math:`c` (increasing) and :math:`e`: ``n = round(c * d**exponent)``.
     seeds : int
     link : str or callable
     rng : int
@@ -567,7 +568,7 @@ def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=0) -> Extrapolation
     :math:`n_{1/2}` is the sample size at which the mean :math:`\rho^2` crosses 1/2
     (:func:`lecnotes.stats.crossing_size`); a least-squares fit of
     :math:`n_{1/2}/d^2=A+B/d` over the dimensions gives the limit :math:`A`, to compare with
-    :math:`2\alpha_c`, and a bootstrap over seeds its standard error.
+    :math:`2\alpha_c` of {eq}`eq-ch5-alpha-c`, and a bootstrap over seeds its standard error.
 
     Parameters
     ----------

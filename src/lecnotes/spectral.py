@@ -1,7 +1,7 @@
 r"""Chapter 4, spectral estimators: second-moment estimators, matrix-free.
 
-The spectral estimator with preprocessing :math:`T` (chapter 4, eq. (D_T)) is the top
-eigenvector of
+The spectral estimator with preprocessing :math:`T` (chapter 4,
+{prf:ref}`def-spectral-estimator`, {eq}`eq-ch4-dt`) is the top eigenvector of
 
 .. math:: D_T = \frac1n\sum_{i=1}^n T(y_i)\,x_ix_i^\top = \frac1n X^\top\mathrm{diag}(T(y))X,
 
@@ -63,10 +63,21 @@ grow like n^2): ``method="auto"`` then goes dense directly."""
 
 
 def spectral_matrix(X, y, T=None) -> np.ndarray:
-    r"""The dense matrix :math:`D_T=\frac1nX^\top\mathrm{diag}(T(y))X` (chapter 4, eq. (D_T)).
+    r"""The dense matrix :math:`D_T=\frac1nX^\top\mathrm{diag}(T(y))X` of {eq}`eq-ch4-dt`.
 
     For small ``d`` (O(nd^2) time, d^2 memory); rows are accumulated in blocks so that no
-    second n x d array is allocated. ``T`` as in :func:`spectral_estimator`.
+    second n x d array is allocated.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+    T : None, str, callable or PreprocessingFamily
+        As in :func:`spectral_estimator`.
+
+    Returns
+    -------
+    ndarray (d, d), symmetric.
     """
     X, y = V.data_pair(X, y)
     n, d = X.shape
@@ -84,6 +95,8 @@ def _heavy(t, delta) -> bool:
 def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
                        v0=None) -> EigenResult:
     r"""Spectral estimator: top eigenvector and eigenvalue of :math:`D_T` (chapter 4).
+
+    Implements {prf:ref}`def-spectral-estimator` with {eq}`eq-ch4-dt`.
 
     :math:`D_T=\frac1n\sum_iT(y_i)x_ix_i^\top`, used through the product
     :math:`v\mapsto\frac1nX^\top(T(y)\odot Xv)` (O(nd) per product, :math:`D_T` never formed)
@@ -131,7 +144,21 @@ def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
 
 
 def spectrum(X, y, T=None) -> np.ndarray:
-    """All eigenvalues of :math:`D_T` in increasing order (dense; for histograms, chapter 4)."""
+    """All eigenvalues of :math:`D_T` in increasing order (dense; for histograms, chapter 4).
+
+    The spectrum whose bulk {prf:ref}`prop-bulk-law` describes.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+    T : None, str, callable or PreprocessingFamily
+        As in :func:`spectral_estimator`.
+
+    Returns
+    -------
+    ndarray (d,)
+    """
     X, y = V.data_pair(X, y)
     n, d = X.shape
     if d > DENSE_FALLBACK_MAX_D:
@@ -142,6 +169,8 @@ def spectrum(X, y, T=None) -> np.ndarray:
 
 def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0):
     r"""Squared overlap and top eigenvalue of :math:`D_T` over seeds and sample ratios (chapter 4).
+
+    The simulations that {prf:ref}`thm-spectral-asymptotics` is compared with.
 
     For each seed one data set with :math:`n_{\max}=\max\delta\cdot d` samples is drawn
     (:math:`w_\star=e_1` by rotation invariance) and the estimators at smaller ``delta`` use
@@ -213,19 +242,10 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0)
 
 
 class DavisKahanResult(NamedTuple):
-    r"""The Davis-Kahan bound on one data set (:func:`davis_kahan`).
-
-    Attributes
-    ----------
-    norm : float
-        :math:`\|\Delta\|_{op}`, :math:`\Delta=D_T-\mathbb E[D_T]`.
-    beta, mean_T : float
-        The coefficients of :math:`\mathbb E[D_T]`.
-    bound : float
-        The lower bound on :math:`\rho^2` (0 when vacuous).
-    rho2 : float
-        The actual squared overlap.
-    """
+    r"""The Davis-Kahan bound on one data set (:func:`davis_kahan`): ``norm``
+    :math:`=\|D_T-\mathbb E[D_T]\|_{op}`, the coefficients ``beta`` and ``mean_T`` of
+    :math:`\mathbb E[D_T]`, the lower ``bound`` on :math:`\rho^2` (0 when vacuous) and the
+    actual ``rho2``."""
 
     norm: float
     beta: float
@@ -235,15 +255,8 @@ class DavisKahanResult(NamedTuple):
 
 
 class SpectralSimulation(NamedTuple):
-    """Overlaps and top eigenvalues of one preprocessing (:func:`simulate_spectral`).
-
-    Attributes
-    ----------
-    deltas : ndarray (k,)
-        The sample ratios simulated.
-    rho2, top : ndarray (seeds, k)
-        Squared overlap of the top eigenvector and top eigenvalue of :math:`D_T`.
-    """
+    """One preprocessing in :func:`simulate_spectral`: the ``deltas`` simulated, and arrays
+    (seeds, len(deltas)) of the squared overlap ``rho2`` and the top eigenvalue ``top``."""
 
     deltas: np.ndarray
     rho2: np.ndarray
@@ -256,9 +269,9 @@ def davis_kahan(X, y, T, w_star, link="quadratic") -> DavisKahanResult:
     With :math:`\Delta=D_T-\mathbb E[D_T]`, :math:`\mathbb E[D_T]=\mathbb E[T]I+\beta
     w_\star w_\star^\top` (:func:`lecnotes.spectral_theory.mean_matrix_coefficients`), the
     :math:`\sin\theta` theorem gives :math:`\sin\theta\le\|\Delta\|/(\beta-\|\Delta\|)`
-    for the top eigenvector when :math:`\|\Delta\|<\beta` (chapter 4, proposition
-    "Davis-Kahan"), i.e. :math:`\rho^2\ge1-\|\Delta\|^2/(\beta-\|\Delta\|)^2`, and nothing
-    when :math:`\|\Delta\|\ge\beta/2`. Dense (``d <= 2000``): one eigendecomposition.
+    for the top eigenvector when :math:`\|\Delta\|<\beta` ({prf:ref}`prop-davis-kahan`,
+    {eq}`eq-ch4-davis-kahan`), i.e. :math:`\rho^2\ge1-\|\Delta\|^2/(\beta-\|\Delta\|)^2`,
+    and nothing when :math:`\|\Delta\|\ge\beta/2`. Dense (``d <= 2000``): one eigendecomposition.
 
     Parameters
     ----------
@@ -301,6 +314,8 @@ def davis_kahan(X, y, T, w_star, link="quadratic") -> DavisKahanResult:
 def sample_spectral_matrices(d, n, reps, T=None, link="quadratic", rng=None) -> np.ndarray:
     r"""Independent copies of :math:`D_T` (chapter 4), to test its mean entry by entry.
 
+    The check of {prf:ref}`lem-mean-matrix` ({eq}`eq-ch4-mean-matrix`).
+
     Each copy is :func:`spectral_matrix` on a fresh data set of ``n`` samples in dimension
     ``d`` with :math:`w_\star=e_1` (rotation invariance).
 
@@ -331,16 +346,8 @@ def sample_spectral_matrices(d, n, reps, T=None, link="quadratic", rng=None) -> 
 
 
 class SpectraResult(NamedTuple):
-    """Spectra of :math:`D_T` over seeds and sample ratios (:func:`spectra_over_seeds`).
-
-    Attributes
-    ----------
-    deltas : ndarray (k,)
-    n : ndarray (k,) of int
-        The sample sizes ``int(delta * d)``.
-    eigenvalues : ndarray (seeds, k, d)
-        Increasing eigenvalues, seeds on axis 0.
-    """
+    """:func:`spectra_over_seeds`: the ``deltas``, the sample sizes ``n`` and the increasing
+    ``eigenvalues`` of :math:`D_T`, shape (seeds, len(deltas), d)."""
 
     deltas: np.ndarray
     n: np.ndarray
@@ -349,6 +356,9 @@ class SpectraResult(NamedTuple):
 
 def spectra_over_seeds(deltas, d, seeds, T=None, link="quadratic", rng=None) -> SpectraResult:
     r"""All eigenvalues of :math:`D_T` for several :math:`\delta`, nested samples (chapter 4).
+
+    The spectra of the phase-transition figure: bulk ({prf:ref}`prop-bulk-law`) and outlier
+    ({prf:ref}`thm-spectral-asymptotics`).
 
     For each seed one data set of :math:`\max\delta\cdot d` samples is drawn
     (:math:`w_\star=e_1`) and :func:`spectrum` is taken on its first ``int(delta * d)`` rows.
@@ -386,6 +396,8 @@ def spectra_over_seeds(deltas, d, seeds, T=None, link="quadratic", rng=None) -> 
 def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=None) -> dict:
     r""":func:`simulate_spectral` at several dimensions (chapter 4, the overlap figure).
 
+    Compared with {prf:ref}`thm-spectral-asymptotics` in {ref}`sec-ch4-preprocessings`.
+
     Parameters
     ----------
     preprocessings : dict
@@ -420,14 +432,7 @@ def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=No
 
 
 class ThresholdEstimate(NamedTuple):
-    """A threshold read from simulations (:func:`simulated_threshold`).
-
-    Attributes
-    ----------
-    estimate : float
-    se : float
-        Standard error over the sample ratios used.
-    """
+    """A threshold read from simulations and its standard error (:func:`simulated_threshold`)."""
 
     estimate: float
     se: float
@@ -436,10 +441,10 @@ class ThresholdEstimate(NamedTuple):
 def simulated_threshold(deltas, rho2, curve_deltas, curve_rho2, threshold) -> ThresholdEstimate:
     r"""The theoretical threshold moved by the mean horizontal offset of simulated overlaps.
 
-    Chapter 4, the transition claims: at every simulated :math:`\delta\ge1.25\,\delta_c` where
-    the theory curve is below 0.9, the mean simulated :math:`\rho^2` is read back through the
-    increasing part of the theory curve; the offsets :math:`\delta-\delta_{\rm th}(\rho^2)`
-    are averaged and added to :math:`\delta_c`.
+    Chapter 4, the transition claims (the threshold of {prf:ref}`prop-threshold`): at every
+    simulated :math:`\delta\ge1.25\,\delta_c` where the theory curve is below 0.9, the mean
+    simulated :math:`\rho^2` is read back through the increasing part of the theory curve; the
+    offsets :math:`\delta-\delta_{\rm th}(\rho^2)` are averaged and added to :math:`\delta_c`.
 
     Parameters
     ----------
@@ -470,24 +475,11 @@ def simulated_threshold(deltas, rho2, curve_deltas, curve_rho2, threshold) -> Th
 
 
 class RawLabelSweep(NamedTuple):
-    r"""Raw against preprocessed labels over dimensions (:func:`raw_label_sweep`).
-
-    All arrays have shape (seeds, len(dims)).
-
-    Attributes
-    ----------
-    dims : ndarray
-    raw : ndarray
-        Squared overlap of the top eigenvector of :math:`D_y` (raw labels).
-    mm : ndarray
-        Squared overlap with the Mondelli-Montanari :math:`T_\delta`.
-    loc : ndarray
-        :math:`\max_i\langle\hat w,x_i\rangle^2/\|x_i\|^2` for the raw labels.
-    top : ndarray
-        Top eigenvalue of :math:`D_y`.
-    heavy : ndarray
-        :math:`\max_iy_i\|x_i\|^2/n`, the Rayleigh quotient of the heaviest sample.
-    """
+    r""":func:`raw_label_sweep`, arrays (seeds, len(dims)): squared overlaps with the raw labels
+    (``raw``) and with :math:`T_\delta` (``mm``), the alignment ``loc``
+    :math:`=\max_i\langle\hat w,x_i\rangle^2/\|x_i\|^2`, the top eigenvalue ``top`` of
+    :math:`D_y` and the Rayleigh quotient ``heavy`` :math:`=\max_iy_i\|x_i\|^2/n` of the
+    heaviest sample."""
 
     dims: np.ndarray
     raw: np.ndarray
@@ -499,6 +491,8 @@ class RawLabelSweep(NamedTuple):
 
 def raw_label_sweep(delta, dims, seeds, rng=None) -> RawLabelSweep:
     r"""Why raw labels fail: localisation of the top eigenvector of :math:`D_y` (chapter 4).
+
+    The experiment of {ref}`sec-ch4-raw-labels`.
 
     Real phase retrieval at fixed :math:`\delta`, for each dimension and seed a fresh data
     set; the raw labels against the Mondelli-Montanari :math:`T_\delta` on the same data.
@@ -536,17 +530,8 @@ def raw_label_sweep(delta, dims, seeds, rng=None) -> RawLabelSweep:
 
 
 class DavisKahanSweep(NamedTuple):
-    r"""The Davis-Kahan bound over seeds and sample ratios (:func:`davis_kahan_sweep`).
-
-    Attributes
-    ----------
-    deltas : ndarray (k,)
-    norm, bound, rho2 : ndarray (seeds, k)
-        :math:`\|\Delta\|_{op}`, the lower bound on :math:`\rho^2` and the actual
-        :math:`\rho^2` (as in :func:`davis_kahan`).
-    beta, mean_T : float
-        The coefficients of the mean matrix.
-    """
+    r""":func:`davis_kahan_sweep`: the ``deltas``, arrays (seeds, len(deltas)) ``norm``,
+    ``bound``, ``rho2`` as in :class:`DavisKahanResult`, and ``beta``, ``mean_T``."""
 
     deltas: np.ndarray
     norm: np.ndarray
@@ -558,6 +543,8 @@ class DavisKahanSweep(NamedTuple):
 
 def davis_kahan_sweep(deltas, d, seeds, T, link="quadratic", rng=None) -> DavisKahanSweep:
     r""":func:`davis_kahan` over seeds and integer sample ratios, nested samples (chapter 4).
+
+    The figure of {prf:ref}`prop-davis-kahan`.
 
     Parameters
     ----------
