@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from lecnotes import linalg
+from lecnotes import linalg, stats
 from lecnotes import preprocessing as PP
 from lecnotes import spectral as S
 from lecnotes import spectral_theory as TH
@@ -250,3 +250,64 @@ def test_top_eigenpair_with_the_partial_trace_product():
     ev = np.linalg.eigvalsh(0.5 * (M + M.T))
     assert info.method.startswith("lanczos")
     assert val == pytest.approx(ev[-1], rel=1e-8)
+
+
+# ---------------------------------------------------------------------------------------
+# The sweeps of chapter 4 (keyed streams, properties that hold run by run)
+# ---------------------------------------------------------------------------------------
+def test_streams_are_keyed_by_seed_and_size():
+    # adding a seed or a size never changes the draws of the others
+    a = S.spectra_over_seeds([1.0, 2.0], 12, 2, "trimmed", rng=5)
+    b = S.spectra_over_seeds([1.0, 2.0], 12, 3, "trimmed", rng=5)
+    np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues[:2])
+    assert a.n.tolist() == [12, 24] and a.eigenvalues.shape == (2, 2, 12)
+    one = S.spectral_sweep({"t": "trimmed"}, [1.0, 2.0], [30], 2, rng=7)
+    two = S.spectral_sweep({"t": "trimmed"}, [1.0, 2.0], [20, 30], 2, rng=7)
+    np.testing.assert_array_equal(one[30]["t"].rho2, two[30]["t"].rho2)
+    assert not np.array_equal(S.spectra_over_seeds([1.0], 12, 1, rng=6).eigenvalues,
+                              S.spectra_over_seeds([1.0], 12, 1, rng=5).eigenvalues)
+
+
+def test_spectral_sweep_simulates_a_family_where_it_is_defined():
+    out = S.spectral_sweep({"t": "trimmed", "m": "mondelli-montanari"}, [0.3, 0.5, 1.0], [20],
+                           2, rng=1)[20]
+    np.testing.assert_array_equal(out["t"].deltas, [0.3, 0.5, 1.0])
+    np.testing.assert_array_equal(out["m"].deltas, [0.5, 1.0])
+    assert out["m"].rho2.shape == (2, 2)
+
+
+def test_sample_spectral_matrices_mean_is_the_identity_for_constant_labels():
+    # T = 1: E[D_T] = I; largest deviation over the 21 distinct entries below 4.5 standard
+    # errors (probability of a false failure about 1.4e-4)
+    mats = S.sample_spectral_matrices(6, 40, 300, T=lambda y: np.ones_like(y), rng=2)
+    assert mats.shape == (300, 6, 6)
+    m, se = stats.mean_and_error(mats)
+    assert np.max(np.abs(m - np.eye(6)) / se) < 4.5
+
+
+def test_simulated_threshold_reads_back_a_known_offset():
+    grid = np.linspace(1.0, 10.0, 2001)
+    curve = np.maximum(0.0, 1.0 - 2.0 / grid)  # threshold 2
+    deltas = np.array([2.6, 3.0, 4.0, 6.0, 9.0])
+    shifted = np.maximum(0.0, 1.0 - 2.0 / (deltas - 0.3))  # the same curve, 0.3 to the right
+    est = S.simulated_threshold(deltas, np.vstack([shifted, shifted]), grid, curve, 2.0)
+    assert est.estimate == pytest.approx(2.3, abs=1e-4)
+    assert est.se == pytest.approx(0.0, abs=1e-4)
+
+
+def test_raw_label_sweep_run_by_run_inequalities():
+    res = S.raw_label_sweep(2.0, [20, 40], 2, rng=3)
+    assert res.raw.shape == (2, 2)
+    # every Rayleigh quotient is at most the top eigenvalue, and the heaviest sample's is at
+    # least its own term y_i |x_i|^2 / n (labels are non-negative)
+    assert np.all(res.top >= res.heavy - 1e-12)
+    assert np.all((0 <= res.loc) & (res.loc <= 1 + 1e-12))
+
+
+def test_davis_kahan_sweep_bound_never_exceeds_the_overlap():
+    dk = S.davis_kahan_sweep(np.array([4, 32, 128]), 30, 2, "trimmed-centred", rng=4)
+    assert dk.rho2.shape == (2, 3) and dk.beta > 0
+    assert np.all(dk.bound <= dk.rho2 + 1e-12)
+    assert np.all((dk.bound == 0) | (2 * dk.norm < dk.beta))
+    # the perturbation shrinks like delta^(-1/2): a factor about 4 from delta = 4 to 64
+    assert np.all(dk.norm[:, 0] > 2.5 * dk.norm[:, 1])

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from lecnotes import preprocessing as S
 from lecnotes import rmt
@@ -171,3 +172,27 @@ def test_other_links():
 def test_theory_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_mean_matrix_coefficients_closed_form():
+    # trimmed labels y 1{y <= t}, y = G^2, c = sqrt(t): with P = P(|G| <= c), phi = N(0,1) density
+    # E[G^2 1] = P - 2 c phi(c), E[G^4 1] = 3 P - 2 phi(c) (c^3 + 3 c)
+    for t in (2.0, 7.0):
+        c = math.sqrt(t)
+        P, ph = 2 * norm.cdf(c) - 1, norm.pdf(c)
+        m2, m4 = P - 2 * c * ph, 3 * P - 2 * ph * (c**3 + 3 * c)
+        mean_T, beta = TH.mean_matrix_coefficients("quadratic", S.trimmed(t))
+        assert mean_T == pytest.approx(m2, rel=1e-9)
+        assert beta == pytest.approx(m4 - m2, rel=1e-9)
+    assert TH.mean_matrix_coefficients("quadratic", lambda y: np.ones_like(y)) == \
+        pytest.approx((1.0, 0.0), abs=1e-10)
+    with pytest.raises(ValueError):
+        TH.mean_matrix_coefficients("quadratic", LAL)  # E[1/G^2] is infinite
+
+
+def test_threshold_by_bisection_agrees_with_the_formula():
+    T = S.trimmed(7.0)
+    assert TH.threshold_by_bisection("quadratic", T, 1.0, 3.0) == pytest.approx(
+        TH.spectral_threshold("quadratic", T), abs=1e-7)
+    with pytest.raises(ValueError):
+        TH.threshold_by_bisection("quadratic", T, 3.0, 1.0)

@@ -62,10 +62,15 @@ def test_widget_callback_updates_the_state():
     assert box.state.delta == 6.0 and box.state.n == 360
     box.preprocessing.value = "luo-alghamdi-lu"
     assert box.state.preprocessing == "luo-alghamdi-lu"
-    # Mondelli-Montanari is undefined below 1/2: the callback moves to the next allowed delta
     box.delta.value = 0.6
     box.preprocessing.value = "mondelli-montanari"
     assert box.state.delta == 0.6
+    # Mondelli-Montanari is undefined below 1/2: from a start at delta = 0.4 (added to the
+    # slider's options) the callback moves to the smallest allowed delta, 0.6
+    low = W.spectral_explorer(delta=0.4, d=60)
+    assert low.state.delta == 0.4
+    low.preprocessing.value = "mondelli-montanari"
+    assert low.state.delta == 0.6 and low.state.preprocessing == "mondelli-montanari"
     plt.close("all")
 
 

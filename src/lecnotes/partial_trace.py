@@ -314,7 +314,7 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
     eye = np.eye(d)
 
     for s in range(seeds):
-        X = rng.standard_normal((ns[-1], d))
+        X = V.stream(rng, s).standard_normal((ns[-1], d))  # seed s: its own stream
         y = np.asarray(phi(X[:, 0]), dtype=float)
         sq = np.einsum("ij,ij->i", X, X) - d
         hi = (sq - 4.0) if k == 4 else np.ones_like(sq)  # weight of x x^T
@@ -386,7 +386,7 @@ def simulate_overlaps(estimator, ns, d, seeds, link, rng=None) -> np.ndarray:
     rng = V.generator(rng)
     out = np.empty((seeds, ns.size))
     for s in range(seeds):
-        X = rng.standard_normal((int(ns[-1]), d))
+        X = V.stream(rng, s).standard_normal((int(ns[-1]), d))
         y = np.asarray(phi(X[:, 0]), dtype=float)
         for j, n in enumerate(ns):
             w = estimator(X[:n], y[:n])
@@ -433,7 +433,7 @@ def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
     gen = V.generator(rng)
     M, R = np.empty((reps, d, d)), np.empty((reps, d, d))
     for r in range(reps):
-        X = gen.standard_normal((n, d))
+        X = V.stream(gen, r).standard_normal((n, d))
         y = np.asarray(phi(X[:, 0]), dtype=float)
         M[r] = partial_trace_matrix(X, y, T=T)
         R[r] = (X * (y * (X * X).sum(1))[:, None]).T @ X / n
@@ -513,15 +513,17 @@ def partial_trace_sweep(alphas, dims, seeds, link="gen4", T=None, k: int = 4, rn
         Increasing :math:`n/d^2`, dimensions, number of seeds.
     link, T, k
         As in :func:`simulate_partial_trace`.
-    rng : int
-        Seed of the sweep (dimension ``d`` uses ``rng + d``).
+    rng : Generator, int or None
+        Seed of the sweep; dimension ``d`` uses ``V.stream(rng, d)``.
 
     Returns
     -------
     dict
         ``{d: PartialTraceSimulation}``.
     """
-    return {d: simulate_partial_trace(alphas, d, seeds, link, T, k, rng=rng + d) for d in dims}
+    base = V.generator(rng)
+    return {d: simulate_partial_trace(alphas, d, seeds, link, T, k, rng=V.stream(base, d))
+            for d in dims}
 
 
 def overlap_sweep(estimator, dims, factors, exponent, seeds, link, rng=None) -> dict:
@@ -536,8 +538,8 @@ def overlap_sweep(estimator, dims, factors, exponent, seeds, link, rng=None) -> 
         :math:`c` (increasing) and :math:`e`: ``n = round(c * d**exponent)``.
     seeds : int
     link : str or callable
-    rng : int
-        Seed of the sweep (dimension ``d`` uses ``rng + d``).
+    rng : Generator, int or None
+        Seed of the sweep; dimension ``d`` uses ``V.stream(rng, d)``.
 
     Returns
     -------
@@ -546,10 +548,10 @@ def overlap_sweep(estimator, dims, factors, exponent, seeds, link, rng=None) -> 
         :func:`lecnotes.stats.scaling_exponent`.
     """
     factors = V.finite_array(factors, "factors", ndim=1)
-    out = {}
+    base, out = V.generator(rng), {}
     for d in dims:
         ns = np.round(factors * d**exponent).astype(int)
-        out[d] = (ns, simulate_overlaps(estimator, ns, d, seeds, link, rng=rng + d))
+        out[d] = (ns, simulate_overlaps(estimator, ns, d, seeds, link, rng=V.stream(base, d)))
     return out
 
 

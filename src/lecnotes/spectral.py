@@ -191,6 +191,8 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0)
         Number of independent data sets.
     link : str or callable
     rng : Generator, int or None
+        Seed ``s`` draws its data set from ``V.stream(rng, s)`` (Lanczos starts from
+        :func:`lecnotes.linalg.lanczos_start`).
 
     Returns
     -------
@@ -215,9 +217,8 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0)
     rho2 = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
     tops = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
     for s in range(seeds):
-        X = rng.standard_normal((ns[-1], d))
+        X = V.stream(rng, s).standard_normal((ns[-1], d))  # seed s: its own stream
         y = np.asarray(phi(X[:, 0]), dtype=float)
-        start = np.random.default_rng(s).standard_normal(d)  # Lanczos start of seed s
         for label, T in preprocessings.items():
             if not is_family(T) and d <= 2000:
                 t = label_weights(y, T, None)
@@ -231,12 +232,12 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0)
                     A = 0.5 * (D + D.T) / n
                     vec, top, _ = top_eigenpair(
                         lambda v, A=A: A @ v, d, dense_matrix=lambda A=A: A,
-                        method="dense" if heavy else "lanczos", v0=start,
+                        method="dense" if heavy else "lanczos",
                     )
                     rho2[label][s, j], tops[label][s, j] = vec[0] ** 2, top
             else:
                 for i, j in enumerate(where[label]):
-                    v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T, v0=start)
+                    v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T)
                     rho2[label][s, i], tops[label][s, i] = v[0] ** 2, top
     return {k: SpectralSimulation(deltas[where[k]], rho2[k], tops[k]) for k in preprocessings}
 
@@ -327,6 +328,7 @@ def sample_spectral_matrices(d, n, reps, T=None, link="quadratic", rng=None) -> 
         Preprocessing, as in :func:`spectral_estimator`.
     link : str or callable
     rng : Generator, int or None
+        Data set ``r`` draws from ``V.stream(rng, r)``.
 
     Returns
     -------
@@ -340,7 +342,7 @@ def sample_spectral_matrices(d, n, reps, T=None, link="quadratic", rng=None) -> 
     gen = V.generator(rng)
     out = np.empty((reps, d, d))
     for r in range(reps):
-        X = gen.standard_normal((n, d))
+        X = V.stream(gen, r).standard_normal((n, d))
         out[r] = spectral_matrix(X, np.asarray(phi(X[:, 0]), dtype=float), T)
     return out
 
@@ -370,8 +372,8 @@ def spectra_over_seeds(deltas, d, seeds, T=None, link="quadratic", rng=None) -> 
     d, seeds : int
     T : preprocessing, as in :func:`spectral_estimator`
     link : str or callable
-    rng : int
-        Seed of the sweep (seed ``s`` uses ``rng + s``).
+    rng : Generator, int or None
+        Seed of the sweep; seed ``s`` draws from ``V.stream(rng, s)``.
 
     Returns
     -------
@@ -385,8 +387,9 @@ def spectra_over_seeds(deltas, d, seeds, T=None, link="quadratic", rng=None) -> 
     phi = get_link(link)
     ns = np.array([int(x * d) for x in deltas])
     ev = np.empty((seeds, ns.size, d))
+    base = V.generator(rng)
     for s in range(seeds):
-        X = V.generator(rng + s).standard_normal((int(ns.max()), d))
+        X = V.stream(base, s).standard_normal((int(ns.max()), d))
         y = np.asarray(phi(X[:, 0]), dtype=float)
         for j, n in enumerate(ns):
             ev[s, j] = spectrum(X[:n], y[:n], T)
@@ -408,27 +411,18 @@ def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=No
     dims : sequence of int
     seeds : int
     link : str or callable
-    rng : int
-        Seed of the sweep (dimension ``d`` uses ``rng + d``, and ``rng + d + 1`` for the
-        families).
+    rng : Generator, int or None
+        Seed of the sweep; dimension ``d`` uses the stream ``V.stream(rng, d)`` (the same data
+        for every preprocessing).
 
     Returns
     -------
     dict
         ``{d: {label: SpectralSimulation}}``.
     """
-    deltas = V.finite_array(deltas, "deltas", ndim=1)
-    fixed = {k: T for k, T in preprocessings.items() if not is_family(T)}
-    families = {k: T for k, T in preprocessings.items() if is_family(T)}
-    out = {}
-    for d in dims:
-        res = simulate_spectral(fixed, deltas, d, seeds, link, rng=rng + d) if fixed else {}
-        for label, T in families.items():
-            fam = resolve_family(T)
-            keep = deltas[deltas >= fam.delta_min]
-            res.update(simulate_spectral({label: T}, keep, d, seeds, link, rng=rng + d + 1))
-        out[d] = {k: res[k] for k in preprocessings}
-    return out
+    base = V.generator(rng)
+    return {d: simulate_spectral(preprocessings, deltas, d, seeds, link, rng=V.stream(base, d))
+            for d in dims}
 
 
 class ThresholdEstimate(NamedTuple):
@@ -503,8 +497,8 @@ def raw_label_sweep(delta, dims, seeds, rng=None) -> RawLabelSweep:
         Sample ratio (``n = int(delta * d)``).
     dims : sequence of int
     seeds : int
-    rng : int
-        Seed of the sweep (size ``d``, seed ``s`` use ``rng + 10 d + s``).
+    rng : Generator, int or None
+        Seed of the sweep; size ``d`` and seed ``s`` draw from ``V.stream(rng, d, s)``.
 
     Returns
     -------
@@ -515,10 +509,11 @@ def raw_label_sweep(delta, dims, seeds, rng=None) -> RawLabelSweep:
     dims = np.asarray(dims, dtype=int)
     out = {key: np.empty((seeds, dims.size)) for key in ("raw", "mm", "loc", "top", "heavy")}
     mm = get_preprocessing("mondelli-montanari")
+    base = V.generator(rng)
     for j, d in enumerate(dims):
         for s in range(seeds):
             n = int(delta * d)
-            X = V.generator(rng + 10 * int(d) + s).standard_normal((n, int(d)))
+            X = V.stream(base, int(d), s).standard_normal((n, int(d)))
             y = X[:, 0] ** 2
             v, top, _ = spectral_estimator(X, y)  # raw labels, T = None
             out["raw"][s, j], out["top"][s, j] = v[0] ** 2, top
@@ -553,8 +548,8 @@ def davis_kahan_sweep(deltas, d, seeds, T, link="quadratic", rng=None) -> DavisK
     d, seeds : int
     T : preprocessing (its mean must exist)
     link : str or callable
-    rng : int
-        Seed of the sweep (seed ``s`` uses ``rng + s``).
+    rng : Generator, int or None
+        Seed of the sweep; seed ``s`` draws from ``V.stream(rng, s)``.
 
     Returns
     -------
@@ -568,8 +563,9 @@ def davis_kahan_sweep(deltas, d, seeds, T, link="quadratic", rng=None) -> DavisK
     phi = get_link(link)
     out = {key: np.empty((seeds, deltas.size)) for key in ("norm", "bound", "rho2")}
     e1 = np.eye(d)[0]
+    base = V.generator(rng)
     for s in range(seeds):
-        X = V.generator(rng + s).standard_normal((int(deltas[-1]) * d, d))
+        X = V.stream(base, s).standard_normal((int(deltas[-1]) * d, d))
         for j, delta in enumerate(deltas):
             n = int(delta) * d
             res = davis_kahan(X[:n], np.asarray(phi(X[:n, 0]), dtype=float), T, e1, link)
