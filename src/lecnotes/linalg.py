@@ -153,16 +153,16 @@ def top_eigenpair(
 ) -> EigenResult:
     r"""Largest eigenvalue and its unit eigenvector of a symmetric operator (chapters 4, 5).
 
-    The engine behind :func:`spectral_estimator` and the partial-trace estimator of chapter 5:
-    implicitly restarted Lanczos (ARPACK via :func:`scipy.sparse.linalg.eigsh` on a
-    ``LinearOperator``) for the top eigenpair. If ARPACK does not converge
-    (:class:`~scipy.sparse.linalg.ArpackNoConvergence`: typically a cluster of nearly equal top
-    eigenvalues, as below a spectral threshold) or fails, it restarts from the best Ritz
-    vector asking for the top three eigenpairs jointly in a Krylov space three times larger
-    (a cluster converges jointly where one member alone can stall); if that fails too it
+    The engine behind :func:`lecnotes.spectral.spectral_estimator` and the partial-trace
+    estimator of chapter 5: implicitly restarted Lanczos (ARPACK via
+    :func:`scipy.sparse.linalg.eigsh` on a ``LinearOperator``) for the top eigenpair. If ARPACK
+    does not converge (:class:`~scipy.sparse.linalg.ArpackNoConvergence`: typically a cluster of
+    nearly equal top eigenvalues, as below a spectral threshold) or fails, it restarts from the
+    best Ritz vector asking for the top three eigenpairs jointly in a Krylov space three times
+    larger (a cluster converges jointly where one member alone can stall); if that fails too it
     falls back to the dense matrix (``dense_matrix()``, or ``d`` products with the identity)
-    when ``d <= DENSE_FALLBACK_MAX_D``; as a last resort it returns the best Ritz pair and
-    warns with its residual. No ARPACK exception reaches the caller.
+    when ``d <= DENSE_FALLBACK_MAX_D``; as a last resort it returns the best Ritz pair and warns
+    with its residual. No ARPACK exception reaches the caller.
 
     Parameters
     ----------

@@ -120,9 +120,9 @@ def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude
     E[T(Y)\mathrm{He}_k(G)]` ({prf:ref}`prop-ch5-mean`), whose sign is not known in advance: by
     default the eigenvector of the eigenvalue of largest modulus is returned. The matrix is
     never formed for large ``d``: Lanczos (:func:`top_eigenpair`) runs on the product of
-    :func:`lecnotes.hermite.he_partial_trace`, two products with ``X``, O(nd) time and memory
-    per product and no :math:`d^k` array ({ref}`sec-ch5-scale`). ``k = 2`` is the second-moment
-    matrix of chapter 4 minus :math:`\bar T I`.
+    :func:`lecnotes.hermite_tensors.he_partial_trace`, two products with ``X``, O(nd) time and
+    memory per product and no :math:`d^k` array ({ref}`sec-ch5-scale`). ``k = 2`` is the
+    second-moment matrix of chapter 4 minus :math:`\bar T I`.
 
     Parameters
     ----------
@@ -202,9 +202,9 @@ def vector_contraction_estimator(X, y, T=None) -> VectorEstimate:
     r"""The odd-degree (k = 3) partial trace down to a vector, {eq}`eq-ch5-vector-contraction`.
 
     :math:`v=\frac1n\sum_iT(y_i)(\|x_i\|^2-d-2)\,x_i`
-    (:func:`lecnotes.hermite.he3_vector_contraction`), with mean :math:`\lambda_3(T)w_\star`; its
-    noise has squared norm about :math:`2d^2\,\mathbb E[T^2]/n`, so it needs :math:`n` of
-    order :math:`d^2` ({eq}`eq-ch5-vector-limit`). O(nd).
+    (:func:`lecnotes.hermite_tensors.he3_vector_contraction`), with mean
+    :math:`\lambda_3(T)w_\star`; its noise has squared norm about :math:`2d^2\,\mathbb
+    E[T^2]/n`, so it needs :math:`n` of order :math:`d^2` ({eq}`eq-ch5-vector-limit`). O(nd).
 
     Parameters
     ----------
@@ -235,7 +235,7 @@ def unfolding_estimator(X, y, T=None, *, diagonal: bool = False) -> EigenResult:
     unfolded into a :math:`d\times d^2` matrix, has mean :math:`\lambda_3w_\star(w_\star\otimes
     w_\star)^\top`; its top left singular vector is the top eigenvector of the Gram matrix
     :math:`\hat{\mathcal T}_{(1)}\hat{\mathcal T}_{(1)}^\top`, computed without the terms
-    ``i = j`` (:func:`lecnotes.hermite.he3_unfolding_gram`; they add a bias of norm of order
+    ``i = j`` (:func:`lecnotes.hermite_tensors.he3_unfolding_gram`; they add a bias of norm of order
     :math:`d^2/n`). This is the spectral method of tensor PCA (Montanari-Richard; Hopkins et al.):
     it needs :math:`n` of order :math:`d^{3/2}`, against :math:`d^2` for the vector
     contraction. O(n^2 d) time; dense eigensolver (``d <= DENSE_FALLBACK_MAX_D``).

@@ -76,7 +76,8 @@ class PreprocessingFamily:
     """A preprocessing that depends on the sample ratio, :math:`T_\\delta` (chapter 4).
 
     ``family.at(delta)`` returns the :class:`Preprocessing` used at ``delta``; it is defined for
-    ``delta >= delta_min``. :func:`spectral_estimator` evaluates it at ``delta = n/d``.
+    ``delta >= delta_min``. :func:`lecnotes.spectral.spectral_estimator` evaluates it at ``delta
+    = n/d``.
     """
 
     name: str

@@ -112,7 +112,7 @@ def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
         Labels.
     T : None, str, callable or PreprocessingFamily
         Preprocessing; ``None`` uses the raw labels, a name is looked up in
-        :data:`PREPROCESSINGS`, a family is evaluated at ``delta = n/d``.
+        :data:`lecnotes.preprocessing.PREPROCESSINGS`, a family is evaluated at ``delta = n/d``.
     method : {"auto", "lanczos", "dense"}
     tol : float
         Lanczos tolerance (relative residual).

@@ -572,15 +572,15 @@ def weak_recovery_threshold(link="quadratic") -> float:
     r""":math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]`, {eq}`eq-ch4-delta-u` (chapter 4).
 
     The smallest threshold of any spectral estimator :math:`D_T` (the infimum of
-    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the
-    preprocessing with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase
-    retrieval the Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
-    information-theoretic weak-recovery threshold of every estimator
-    (Mondelli & Montanari 2018). Computed from
-    :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
-    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by :func:`lecnotes.exponents.conditional_hermite_norms`
-    (exact quadrature, no Monte Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0`
-    (no second-moment signal, e.g. for the sign link).
+    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the preprocessing
+    with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase retrieval the
+    Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
+    information-theoretic weak-recovery threshold of every estimator (Mondelli & Montanari
+    2018). Computed from :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
+    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by
+    :func:`lecnotes.conditional_hermite.conditional_hermite_norms` (exact quadrature, no Monte
+    Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0` (no second-moment signal, e.g. for the
+    sign link).
 
     Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`); see
     {prf:ref}`thm-it-limit`.
