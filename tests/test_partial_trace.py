@@ -11,6 +11,7 @@ from lecnotes import hermite_tensors as HT
 from lecnotes import partial_trace as PT
 from lecnotes import spectral as S
 from lecnotes import stats
+from lecnotes._validate import stream
 from lecnotes.exponents import gen4_interval
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.targets import LINKS, Link
@@ -146,9 +147,8 @@ def test_simulation_reproduces_the_estimator_on_nested_samples():
     again = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     for key in ("rho2", "value", "rho2_second", "rho2_raw"):
         np.testing.assert_array_equal(getattr(out, key), getattr(again, key))
-    rng = np.random.default_rng(7)
     for s in range(2):
-        X = rng.standard_normal((d * d, d))
+        X = stream(7, s).standard_normal((d * d, d))  # seed s's data set (documented stream)
         y = LINKS["gen4"](X[:, 0])
         for j, n in enumerate(out.n):
             v, val, _ = PT.partial_trace_estimator(X[:n], y[:n])

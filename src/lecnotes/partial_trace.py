@@ -564,7 +564,7 @@ class Extrapolation(NamedTuple):
     A_se: float
 
 
-def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=0) -> Extrapolation:
+def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=None) -> Extrapolation:
     r"""Extrapolate :math:`n_{1/2}/d^2` to :math:`d\to\infty` (chapter 5).
 
     :math:`n_{1/2}` is the sample size at which the mean :math:`\rho^2` crosses 1/2

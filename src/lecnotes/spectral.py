@@ -167,7 +167,7 @@ def spectrum(X, y, T=None) -> np.ndarray:
     return sla.eigvalsh(weighted_gram(X, t))
 
 
-def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=0):
+def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None) -> dict:
     r"""Squared overlap and top eigenvalue of :math:`D_T` over seeds and sample ratios (chapter 4).
 
     The simulations that {prf:ref}`thm-spectral-asymptotics` is compared with.
