@@ -11,6 +11,8 @@ from lecnotes import hermite_tensors as HT
 from lecnotes import partial_trace as PT
 from lecnotes import spectral as S
 from lecnotes import stats
+from lecnotes._validate import stream
+from lecnotes.exponents import gen4_interval
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.targets import LINKS, Link
 
@@ -104,20 +106,20 @@ def _gen4_data(n, d, seed):
 
 def test_estimator_dense_and_lanczos_agree_and_recover():
     X, y = _gen4_data(2 * 100**2, 100, 1)  # d = 100, n = 2 d^2 (the chapter's scale)
-    v1, l1 = PT.partial_trace_estimator(X, y, method="dense")
-    v2, l2, info = PT.partial_trace_estimator(X, y, method="lanczos", return_info=True)
+    v1, l1, _ = PT.partial_trace_estimator(X, y, method="dense")
+    v2, l2, info = PT.partial_trace_estimator(X, y, method="lanczos")
     assert abs(v1 @ v2) > 1 - 1e-8 and l1 == pytest.approx(l2, rel=1e-8)
     assert info.residual < 1e-6
     assert l1 < 0 and v1[0] ** 2 > 0.3  # lambda_4(y - mean) < 0 for gen4: bottom eigenvector
-    vt, lt = PT.partial_trace_estimator(X, y, which="top", method="dense")
-    vb, lb = PT.partial_trace_estimator(X, y, which="bottom", method="dense")
+    vt, lt, _ = PT.partial_trace_estimator(X, y, which="top", method="dense")
+    vb, lb, _ = PT.partial_trace_estimator(X, y, which="bottom", method="dense")
     assert lb == pytest.approx(l1) and lt > 0 and abs(vb @ v1) > 1 - 1e-8
 
 
 def test_k2_is_the_second_moment_estimator_of_centred_labels():
     X, y = _gen4_data(3000, 40, 2)
-    v, val = PT.partial_trace_estimator(X, y, k=2, which="top")
-    w, top = S.spectral_estimator(X, y - y.mean())
+    v, val, _ = PT.partial_trace_estimator(X, y, k=2, which="top")
+    w, top, _ = S.spectral_estimator(X, y - y.mean())
     assert abs(v @ w) == pytest.approx(1.0, abs=1e-9) and val == pytest.approx(top)
 
 
@@ -144,19 +146,18 @@ def test_simulation_reproduces_the_estimator_on_nested_samples():
     out = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     again = PT.simulate_partial_trace(alphas, d, 2, rng=7)
     for key in ("rho2", "value", "rho2_second", "rho2_raw"):
-        np.testing.assert_array_equal(out[key], again[key])
-    rng = np.random.default_rng(7)
+        np.testing.assert_array_equal(getattr(out, key), getattr(again, key))
     for s in range(2):
-        X = rng.standard_normal((d * d, d))
+        X = stream(7, s).standard_normal((d * d, d))  # seed s's data set (documented stream)
         y = LINKS["gen4"](X[:, 0])
-        for j, n in enumerate(out["n"]):
-            v, val = PT.partial_trace_estimator(X[:n], y[:n])
-            assert out["rho2"][s, j] == pytest.approx(v[0] ** 2, abs=1e-9)
-            assert out["value"][s, j] == pytest.approx(val, rel=1e-9)
-            w, _ = PT.partial_trace_estimator(X[:n], y[:n], k=2)
-            assert out["rho2_second"][s, j] == pytest.approx(w[0] ** 2, abs=1e-9)
+        for j, n in enumerate(out.n):
+            v, val, _ = PT.partial_trace_estimator(X[:n], y[:n])
+            assert out.rho2[s, j] == pytest.approx(v[0] ** 2, abs=1e-9)
+            assert out.value[s, j] == pytest.approx(val, rel=1e-9)
+            w, _, _ = PT.partial_trace_estimator(X[:n], y[:n], k=2)
+            assert out.rho2_second[s, j] == pytest.approx(w[0] ** 2, abs=1e-9)
     fixed = PT.simulate_partial_trace(alphas, d, 1, T=lambda u: u - 0.5, k=2, rng=1)
-    assert "rho2_raw" not in fixed and fixed["rho2"].shape == (1, 2)
+    assert fixed.rho2_raw is None and fixed.rho2.shape == (1, 2)
 
 
 GEN3_C = math.sqrt(2 * math.log(2))
@@ -180,7 +181,7 @@ def test_odd_estimators_recover_with_enough_samples():
     y = GEN3(X[:, 0])
     v, norm = PT.vector_contraction_estimator(X, y)
     assert np.linalg.norm(v) == pytest.approx(1.0) and norm > 0 and v[0] ** 2 > 0.4
-    u, top = PT.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
+    u, top, _ = PT.unfolding_estimator(X[: 8 * int(d**1.5)], y[: 8 * int(d**1.5)])
     assert np.linalg.norm(u) == pytest.approx(1.0) and u[0] ** 2 > 0.7
     ns = np.array([100, 400])
     r = PT.simulate_overlaps(PT.vector_contraction_estimator, ns, 8, 2, GEN3, rng=0)
@@ -284,3 +285,65 @@ X0, Y0 = np.random.default_rng(0).standard_normal((20, 4)), np.arange(20.0)
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ---------------------------------------------------------------------------------------
+# Closed forms and sweeps of chapter 5
+# ---------------------------------------------------------------------------------------
+def test_interval_lambda4_against_quadrature():
+    a, b = gen4_interval()
+    link = lambda g: ((a < np.abs(g)) & (np.abs(g) < b)).astype(float)  # noqa: E731
+    q = float(gaussian_expectation(lambda g: link(g) * H.he(4, g), breakpoints=(-b, -a, a, b)))
+    assert PT.interval_lambda4(a, b) == pytest.approx(q, rel=1e-9)
+    with pytest.raises(ValueError):
+        PT.interval_lambda4(b, a)
+
+
+def test_critical_alpha_and_vector_limit():
+    assert PT.critical_alpha(0.5, 0.25) == pytest.approx(2.0)
+    assert PT.critical_alpha(-0.5, 0.25) == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        PT.critical_alpha(0.0, 1.0)
+    beta = np.array([0.0, 1.0, 1e9])
+    np.testing.assert_allclose(PT.vector_contraction_limit(beta, 1 / 3), [0.0, 0.5, 1.0])
+    # the limit beta lambda3^2 / (beta lambda3^2 + 2 E[T^2]) with lambda3^2 = 6 q E[T^2]
+    assert PT.vector_contraction_limit(2.0, 0.1) == pytest.approx(2 * 0.6 / (2 * 0.6 + 2))
+
+
+def test_extrapolate_threshold_recovers_a_known_fit():
+    # curves linear in log n crossing 1/2 exactly at n = d^2 (A + B/d), identical seeds
+    A, B = 0.8, 6.0
+    runs = {}
+    for d in (20, 40, 80):
+        n_half = d * d * (A + B / d)
+        ns = np.round(n_half * np.array([0.25, 0.5, 2.0, 4.0])).astype(float)
+        curve = 0.5 + 0.1 * np.log(ns / n_half)
+        runs[d] = (ns, np.vstack([curve, curve, curve]))
+    fit = PT.extrapolate_threshold(runs, n_boot=20, rng=0)
+    assert fit.A == pytest.approx(A, abs=1e-9) and fit.B == pytest.approx(B, abs=1e-7)
+    assert fit.A_se == pytest.approx(0.0, abs=1e-12)
+
+
+def test_sweeps_are_keyed_by_size():
+    est = PT.vector_contraction_estimator
+    one = PT.overlap_sweep(est, [8], [1.0, 2.0], 2, 2, GEN3, rng=3)
+    two = PT.overlap_sweep(est, [6, 8], [1.0, 2.0], 2, 2, GEN3, rng=3)
+    np.testing.assert_array_equal(one[8][1], two[8][1])
+    np.testing.assert_array_equal(one[8][0], [64, 128])
+    a = PT.partial_trace_sweep([0.5, 1.0], [10], 2, rng=4)
+    b = PT.partial_trace_sweep([0.5, 1.0], [8, 10], 3, rng=4)
+    np.testing.assert_array_equal(a[10].rho2, b[10].rho2[:2])
+
+
+def test_sample_partial_trace_matrices_mean():
+    # Prop. (mean of the partial trace): E[M_4] = lambda_4 e1 e1^T for the gen4 link, and the
+    # moment contraction has (d + 2) E[Y] on the diagonal; 4.5 standard errors over 21 entries
+    d = 4
+    out = PT.sample_partial_trace_matrices(d, 1500, 200, "gen4", T=lambda t: t, rng=5)
+    lam4 = PT.interval_lambda4(*gen4_interval())
+    p = float(gaussian_expectation(LINKS["gen4"], breakpoints=LINKS["gen4"].breakpoints))
+    e1 = np.outer(np.eye(d)[0], np.eye(d)[0])
+    assert stats.max_abs_z(out.partial_trace, lam4 * e1) < 4.5
+    assert stats.max_abs_z(out.moment, (d + 2) * p * np.eye(d) + lam4 * e1) < 4.5
+    # and it can fail: the identity part is really absent from M_4
+    assert stats.max_abs_z(out.partial_trace, lam4 * e1 + 0.1 * np.eye(d)) > 4.5

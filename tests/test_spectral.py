@@ -6,10 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from lecnotes import linalg
+from lecnotes import linalg, stats
 from lecnotes import preprocessing as PP
 from lecnotes import spectral as S
 from lecnotes import spectral_theory as TH
+from lecnotes._validate import stream
 from lecnotes.hermite import gaussian_expectation
 from lecnotes.hermite_tensors import he4_partial_trace
 from lecnotes.targets import single_index
@@ -84,7 +85,7 @@ def _random_symmetric(d, rng, top_gap=1.0):
 def test_top_eigenpair_known_matrix(method):
     rng = np.random.default_rng(1)
     A, ev, v = _random_symmetric(400, rng, top_gap=0.3)
-    val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 400, method=method)
+    vec, val, info = linalg.top_eigenpair(lambda x: A @ x, 400, method=method)
     assert val == pytest.approx(ev[-1], abs=1e-9)
     assert abs(vec @ v) == pytest.approx(1.0, abs=1e-9)
     assert np.linalg.norm(vec) == pytest.approx(1.0)
@@ -99,7 +100,7 @@ def test_top_eigenpair_degenerate_top_cluster():
     Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
     ev = np.concatenate([np.linspace(-1, 0.9, d - 3), [1.0, 1.0, 1.0]])
     A = (Q * ev) @ Q.T
-    val, vec, info = linalg.top_eigenpair(lambda x: A @ x, d, method="lanczos")
+    vec, val, info = linalg.top_eigenpair(lambda x: A @ x, d, method="lanczos")
     assert val == pytest.approx(1.0, abs=1e-8)
     assert np.sum((Q[:, -3:].T @ vec) ** 2) == pytest.approx(1.0, abs=1e-8)
 
@@ -111,7 +112,7 @@ def test_top_eigenpair_recovers_from_arpack_non_convergence():
     A, ev, v = _random_symmetric(600, rng, top_gap=1e-7)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 600, method="lanczos", maxiter=1,
+        vec, val, info = linalg.top_eigenpair(lambda x: A @ x, 600, method="lanczos", maxiter=1,
                                          ncv=8, tol=1e-14)
     assert any("no convergence" in a for a in info.attempts)
     assert info.method in ("lanczos-restarted", "dense-fallback")
@@ -123,7 +124,7 @@ def test_top_eigenpair_last_resort_warns(monkeypatch):
     rng = np.random.default_rng(4)
     A, ev, v = _random_symmetric(300, rng, top_gap=1e-9)
     with pytest.warns(RuntimeWarning, match="did not converge"):
-        val, vec, info = linalg.top_eigenpair(lambda x: A @ x, 300, method="lanczos", maxiter=1,
+        vec, val, info = linalg.top_eigenpair(lambda x: A @ x, 300, method="lanczos", maxiter=1,
                                          ncv=6, tol=1e-15)
     assert info.method == "lanczos-unconverged"
     assert ev[0] - 1e-12 <= val <= ev[-1] + 1e-12  # a Rayleigh quotient: inside the spectrum
@@ -155,12 +156,12 @@ def test_spectral_matrix_formula():
 
 def test_dense_and_lanczos_agree_and_are_reproducible():
     X, y, w = single_index(1600, 400, "quadratic", rng=5)
-    v1, l1 = S.spectral_estimator(X, y, "trimmed", method="dense")
-    v2, l2, info = S.spectral_estimator(X, y, "trimmed", method="lanczos", return_info=True)
+    v1, l1, _ = S.spectral_estimator(X, y, "trimmed", method="dense")
+    v2, l2, info = S.spectral_estimator(X, y, "trimmed", method="lanczos")
     assert info.method.startswith("lanczos")
     assert l1 == pytest.approx(l2, rel=1e-9)
     assert abs(v1 @ v2) == pytest.approx(1.0, abs=1e-7)
-    v3, l3 = S.spectral_estimator(X, y, "trimmed", method="lanczos")
+    v3, l3, _ = S.spectral_estimator(X, y, "trimmed", method="lanczos")
     np.testing.assert_array_equal(v2, v3)
     assert np.linalg.norm(v1) == pytest.approx(1.0)
 
@@ -168,16 +169,16 @@ def test_dense_and_lanczos_agree_and_are_reproducible():
 def test_heavy_negative_tail_goes_dense():
     # T = 1 - 1/y reaches about -n^2 / delta: Krylov methods are hopeless, auto is dense
     X, y, w = single_index(1600, 400, "quadratic", rng=6)
-    v, top, info = S.spectral_estimator(X, y, "luo-alghamdi-lu", return_info=True)
+    v, top, info = S.spectral_estimator(X, y, "luo-alghamdi-lu")
     assert info.method == "dense"
-    vd, topd = S.spectral_estimator(X, y, "luo-alghamdi-lu", method="dense")
+    vd, topd, _ = S.spectral_estimator(X, y, "luo-alghamdi-lu", method="dense")
     assert top == pytest.approx(topd)
 
 
 def test_family_is_evaluated_at_n_over_d():
     X, y, w = single_index(800, 400, "quadratic", rng=7)
-    v1, l1 = S.spectral_estimator(X, y, "mondelli-montanari", method="dense")
-    v2, l2 = S.spectral_estimator(X, y, PP.mondelli_montanari(2.0), method="dense")
+    v1, l1, _ = S.spectral_estimator(X, y, "mondelli-montanari", method="dense")
+    v2, l2, _ = S.spectral_estimator(X, y, PP.mondelli_montanari(2.0), method="dense")
     assert l1 == pytest.approx(l2)
 
 
@@ -190,32 +191,31 @@ def test_theory_matches_simulation_at_one_point(name):
           "mondelli-montanari": (0.018, 0.022), "luo-alghamdi-lu": (0.008, 0.031)}[name]
     seeds = 4
     out = S.simulate_spectral({name: name}, [4.0], 600, seeds, rng=11)[name]
-    rho2, top = TH.spectral_overlap(name, 4.0)
-    assert out["rho2"].mean() == pytest.approx(rho2, abs=4 * sd[0] / 2 + 0.01)
-    assert out["top"].mean() == pytest.approx(top, abs=4 * sd[1] / 2 + 0.01)
+    rho2, top = TH.spectral_overlap("quadratic", 4.0, name)
+    assert out.rho2.mean() == pytest.approx(rho2, abs=4 * sd[0] / 2 + 0.01)
+    assert out.top.mean() == pytest.approx(top, abs=4 * sd[1] / 2 + 0.01)
 
 
 def test_simulate_spectral_nested_samples_match_the_estimator():
     out = S.simulate_spectral({"t": "trimmed", "m": "mondelli-montanari"}, [1.0, 2.0], 50, 2,
                               rng=3)
-    assert out["t"]["rho2"].shape == (2, 2)
-    rng = np.random.default_rng(3)
-    X = rng.standard_normal((100, 50))
+    assert out["t"].rho2.shape == (2, 2)
+    X = stream(3, 0).standard_normal((100, 50))  # seed 0's data set (documented stream)
     y = X[:, 0] ** 2
     for j, n in enumerate([50, 100]):
-        v, top = S.spectral_estimator(X[:n], y[:n], "trimmed")
-        assert out["t"]["top"][0, j] == pytest.approx(top)
-        assert out["t"]["rho2"][0, j] == pytest.approx(v[0] ** 2)
-        v, top = S.spectral_estimator(X[:n], y[:n], "mondelli-montanari")
-        assert out["m"]["top"][0, j] == pytest.approx(top)
+        v, top, _ = S.spectral_estimator(X[:n], y[:n], "trimmed")
+        assert out["t"].top[0, j] == pytest.approx(top)
+        assert out["t"].rho2[0, j] == pytest.approx(v[0] ** 2)
+        v, top, _ = S.spectral_estimator(X[:n], y[:n], "mondelli-montanari")
+        assert out["m"].top[0, j] == pytest.approx(top)
     again = S.simulate_spectral({"t": "trimmed"}, [1.0, 2.0], 50, 2, rng=3)
-    np.testing.assert_array_equal(again["t"]["rho2"], out["t"]["rho2"])
+    np.testing.assert_array_equal(again["t"].rho2, out["t"].rho2)
 
 
 def test_spectrum_contains_the_top_eigenvalue():
     X, y, w = single_index(300, 60, "quadratic", rng=8)
     ev = S.spectrum(X, y, "trimmed")
-    v, top = S.spectral_estimator(X, y, "trimmed")
+    v, top, _ = S.spectral_estimator(X, y, "trimmed")
     assert ev[-1] == pytest.approx(top)
     assert np.all(np.diff(ev) >= 0)
 
@@ -244,9 +244,70 @@ def test_top_eigenpair_with_the_partial_trace_product():
 
     X, y, w = single_index(3000, 350, "he4", rng=9)
     t = y - y.mean()
-    val, vec, info = linalg.top_eigenpair(lambda v: he4_partial_trace(X, t, v), 350,
+    vec, val, info = linalg.top_eigenpair(lambda v: he4_partial_trace(X, t, v), 350,
                                      method="lanczos")
     M = he4_partial_trace(X, t, np.eye(350))
     ev = np.linalg.eigvalsh(0.5 * (M + M.T))
     assert info.method.startswith("lanczos")
     assert val == pytest.approx(ev[-1], rel=1e-8)
+
+
+# ---------------------------------------------------------------------------------------
+# The sweeps of chapter 4 (keyed streams, properties that hold run by run)
+# ---------------------------------------------------------------------------------------
+def test_streams_are_keyed_by_seed_and_size():
+    # adding a seed or a size never changes the draws of the others
+    a = S.spectra_over_seeds([1.0, 2.0], 12, 2, "trimmed", rng=5)
+    b = S.spectra_over_seeds([1.0, 2.0], 12, 3, "trimmed", rng=5)
+    np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues[:2])
+    assert a.n.tolist() == [12, 24] and a.eigenvalues.shape == (2, 2, 12)
+    one = S.spectral_sweep({"t": "trimmed"}, [1.0, 2.0], [30], 2, rng=7)
+    two = S.spectral_sweep({"t": "trimmed"}, [1.0, 2.0], [20, 30], 2, rng=7)
+    np.testing.assert_array_equal(one[30]["t"].rho2, two[30]["t"].rho2)
+    assert not np.array_equal(S.spectra_over_seeds([1.0], 12, 1, rng=6).eigenvalues,
+                              S.spectra_over_seeds([1.0], 12, 1, rng=5).eigenvalues)
+
+
+def test_spectral_sweep_simulates_a_family_where_it_is_defined():
+    out = S.spectral_sweep({"t": "trimmed", "m": "mondelli-montanari"}, [0.3, 0.5, 1.0], [20],
+                           2, rng=1)[20]
+    np.testing.assert_array_equal(out["t"].deltas, [0.3, 0.5, 1.0])
+    np.testing.assert_array_equal(out["m"].deltas, [0.5, 1.0])
+    assert out["m"].rho2.shape == (2, 2)
+
+
+def test_sample_spectral_matrices_mean_is_the_identity_for_constant_labels():
+    # T = 1: E[D_T] = I; largest deviation over the 21 distinct entries below 4.5 standard
+    # errors (probability of a false failure about 1.4e-4)
+    mats = S.sample_spectral_matrices(6, 40, 300, T=lambda y: np.ones_like(y), rng=2)
+    assert mats.shape == (300, 6, 6)
+    m, se = stats.mean_and_error(mats)
+    assert np.max(np.abs(m - np.eye(6)) / se) < 4.5
+
+
+def test_simulated_threshold_reads_back_a_known_offset():
+    grid = np.linspace(1.0, 10.0, 2001)
+    curve = np.maximum(0.0, 1.0 - 2.0 / grid)  # threshold 2
+    deltas = np.array([2.6, 3.0, 4.0, 6.0, 9.0])
+    shifted = np.maximum(0.0, 1.0 - 2.0 / (deltas - 0.3))  # the same curve, 0.3 to the right
+    est = S.simulated_threshold(deltas, np.vstack([shifted, shifted]), grid, curve, 2.0)
+    assert est.estimate == pytest.approx(2.3, abs=1e-4)
+    assert est.se == pytest.approx(0.0, abs=1e-4)
+
+
+def test_raw_label_sweep_run_by_run_inequalities():
+    res = S.raw_label_sweep(2.0, [20, 40], 2, rng=3)
+    assert res.raw.shape == (2, 2)
+    # every Rayleigh quotient is at most the top eigenvalue, and the heaviest sample's is at
+    # least its own term y_i |x_i|^2 / n (labels are non-negative)
+    assert np.all(res.top >= res.heavy - 1e-12)
+    assert np.all((0 <= res.loc) & (res.loc <= 1 + 1e-12))
+
+
+def test_davis_kahan_sweep_bound_never_exceeds_the_overlap():
+    dk = S.davis_kahan_sweep(np.array([4, 32, 128]), 30, 2, "trimmed-centred", rng=4)
+    assert dk.rho2.shape == (2, 3) and dk.beta > 0
+    assert np.all(dk.bound <= dk.rho2 + 1e-12)
+    assert np.all((dk.bound == 0) | (2 * dk.norm < dk.beta))
+    # the perturbation shrinks like delta^(-1/2): a factor about 4 from delta = 4 to 64
+    assert np.all(dk.norm[:, 0] > 2.5 * dk.norm[:, 1])

@@ -23,13 +23,13 @@ def test_state_is_consistent_with_the_library():
     assert st.n == 240 and st.d == 120 and st.bounded
     assert st.top == pytest.approx(st.eigenvalues[-1])
     assert np.all(np.diff(st.eigenvalues) >= -1e-12)
-    rho2, top = TH.spectral_overlap("trimmed", 2.0)
+    rho2, top = TH.spectral_overlap("quadratic", 2.0, "trimmed")
     assert st.theory_rho2 == pytest.approx(rho2) and st.theory_top == pytest.approx(top)
-    assert st.threshold == pytest.approx(TH.spectral_threshold("trimmed"))
+    assert st.threshold == pytest.approx(TH.spectral_threshold("quadratic", "trimmed"))
     # the simulated pair is the estimator's on the same (nested) data
     rng = np.random.default_rng(1)
     X = rng.standard_normal((int(8 * 120), 120))
-    v, lam = S.spectral_estimator(X[:240], X[:240, 0] ** 2, "trimmed")
+    v, lam, _ = S.spectral_estimator(X[:240], X[:240, 0] ** 2, "trimmed")
     assert st.top == pytest.approx(lam) and st.rho2 == pytest.approx(v[0] ** 2)
     assert st.density.shape == st.density_x.shape and st.density.max() > 0
 
@@ -39,7 +39,8 @@ def test_state_for_unbounded_and_family_preprocessings():
     assert not raw.bounded and math.isnan(raw.theory_rho2) and raw.threshold == math.inf
     assert raw.density.size == 0
     mm = W.spectral_explorer_state(2.0, "mondelli-montanari", d=60)
-    assert mm.theory_rho2 == pytest.approx(TH.spectral_overlap(PP.mondelli_montanari(2.0), 2.0)[0])
+    assert mm.theory_rho2 == pytest.approx(
+        TH.spectral_overlap("quadratic", 2.0, PP.mondelli_montanari(2.0)).rho2)
 
 
 def test_figure_has_spectrum_and_overlap_panels():
@@ -61,10 +62,15 @@ def test_widget_callback_updates_the_state():
     assert box.state.delta == 6.0 and box.state.n == 360
     box.preprocessing.value = "luo-alghamdi-lu"
     assert box.state.preprocessing == "luo-alghamdi-lu"
-    # Mondelli-Montanari is undefined below 1/2: the callback moves to the next allowed delta
     box.delta.value = 0.6
     box.preprocessing.value = "mondelli-montanari"
     assert box.state.delta == 0.6
+    # Mondelli-Montanari is undefined below 1/2: from a start at delta = 0.4 (added to the
+    # slider's options) the callback moves to the smallest allowed delta, 0.6
+    low = W.spectral_explorer(delta=0.4, d=60)
+    assert low.state.delta == 0.4
+    low.preprocessing.value = "mondelli-montanari"
+    assert low.state.delta == 0.6 and low.state.preprocessing == "mondelli-montanari"
     plt.close("all")
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from . import _validate as V
 
 __all__ = [
+    "check_even_degree",
     "hermite_tensor",
     "he4_partial_trace",
     "he_partial_trace",
@@ -21,16 +22,46 @@ __all__ = [
 ]
 
 
+def check_even_degree(k) -> int:
+    """The degree ``k`` of an even partial trace, checked: 2 or 4 (chapter 5).
+
+    Parameters
+    ----------
+    k : int
+
+    Returns
+    -------
+    int
+    """
+    k = V.positive_int(k, "k")
+    if k not in (2, 4):
+        raise ValueError(
+            f"k must be 2 or 4 (the even degrees implemented), got {k}; odd degrees are "
+            "contracted to a vector or unfolded (he3_vector_contraction, he3_unfolding_gram)"
+        )
+    return k
+
+
+def _sq_norms(X) -> np.ndarray:
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _weighted_product(X, a, v) -> np.ndarray:
+    """:math:`X^\\top(a\\odot Xv)` for ``v`` of shape (d,) or (d, r)."""
+    Xv = X @ v
+    return X.T @ (a[:, None] * Xv if v.ndim == 2 else a * Xv)
+
+
 def hermite_tensor(x, k: int) -> np.ndarray:
     r"""The explicit Hermite tensor :math:`\mathrm{He}_k(x)\in(\mathbb R^d)^{\otimes k}`.
 
-    Chapter 5, eq. (Hermite tensor recursion):
+    {prf:ref}`def-ch5-hermite-tensor`, recursion {eq}`eq-ch5-hermite-recursion`:
     :math:`\mathrm{He}_{k+1}(x)_{i_0\dots i_k} = x_{i_0}\mathrm{He}_k(x)_{i_1\dots i_k} -
     \sum_{j=1}^{k}\delta_{i_0 i_j}\mathrm{He}_{k-1}(x)_{i_1\dots\hat{i_j}\dots i_k}`,
     so that :math:`\langle \mathrm{He}_k(x), w^{\otimes k}\rangle =
     \mathrm{He}_k(\langle w,x\rangle)` for unit ``w``. It has ``d**k`` entries: use it for
-    teaching and tests with small ``d`` only; :func:`he4_partial_trace`
-    contracts without forming it.
+    teaching and tests with small ``d`` only ({prf:ref}`lem-ch5-hermite-tensor`);
+    :func:`he4_partial_trace` contracts without forming it.
 
     Parameters
     ----------
@@ -70,7 +101,7 @@ def he4_partial_trace(X, weights, v) -> np.ndarray:
 
     For :math:`M = \frac1n\sum_i T_i \sum_j \mathrm{He}_4(x_i)_{\cdot\cdot jj}` the identity
     :math:`\sum_j \mathrm{He}_4(x)_{abjj} = (\|x\|^2 - d - 4)x_ax_b - (\|x\|^2-d-2)\delta_{ab}`
-    (chapter 5, eq. (partial trace)) gives
+    ({eq}`eq-ch5-trace-identity`, {prf:ref}`prop-ch5-degree4`) gives
 
     .. math:: Mv = \frac1n X^\top\big(T\odot(\|x_i\|^2-d-4)\odot Xv\big)
                    - \Big(\frac1n\sum_i T_i(\|x_i\|^2-d-2)\Big)v,
@@ -89,15 +120,12 @@ def he4_partial_trace(X, weights, v) -> np.ndarray:
     ndarray shaped like ``v``.
     """
     X, weights = V.data_pair(X, weights)
-    v = V.finite_array(v, "v")
     n, d = X.shape
-    if v.shape[0] != d or v.ndim not in (1, 2):
-        raise ValueError(f"v must have shape ({d},) or ({d}, r), got {v.shape}")
-    sq = np.einsum("ij,ij->i", X, X)
+    v = _check_vector(v, d)
+    sq = _sq_norms(X)
     a = weights * (sq - d - 4.0) / n
     c = np.sum(weights * (sq - d - 2.0)) / n
-    Xv = X @ v
-    return X.T @ (a[:, None] * Xv if v.ndim == 2 else a * Xv) - c * v
+    return _weighted_product(X, a, v) - c * v
 
 
 def _check_vector(v, d):
@@ -110,7 +138,8 @@ def _check_vector(v, d):
 def he_partial_trace(X, weights, v, k: int = 4) -> np.ndarray:
     r"""Product with the partial trace :math:`M_k` of the empirical Hermite tensor (chapter 5).
 
-    Chapter 5, eq. (M_k): :math:`M_k=\frac1n\sum_iT_i\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`,
+    {prf:ref}`def-ch5-partial-trace`, {eq}`eq-ch5-mk`:
+    :math:`M_k=\frac1n\sum_iT_i\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`,
     the degree-``k`` Hermite tensor with :math:`(k-2)/2` pairs of indices traced out, so that
     :math:`\mathbb E[M_k]=\mathbb E[T(Y)\mathrm{He}_k(G)]\,w_\star w_\star^\top`. For
     ``k = 2`` nothing is traced, :math:`\mathrm{He}_2(x)=xx^\top-I` and
@@ -132,21 +161,16 @@ def he_partial_trace(X, weights, v, k: int = 4) -> np.ndarray:
     -------
     ndarray shaped like ``v``.
     """
-    k = V.positive_int(k, "k")
-    if k not in (2, 4):
-        raise ValueError(f"k must be 2 or 4 (even degrees implemented), got {k}")
-    if k == 4:
+    if check_even_degree(k) == 4:
         return he4_partial_trace(X, weights, v)
     X, weights = V.data_pair(X, weights)
     n, d = X.shape
     v = _check_vector(v, d)
-    Xv = X @ v
-    a = weights / n
-    return X.T @ (a[:, None] * Xv if v.ndim == 2 else a * Xv) - float(np.mean(weights)) * v
+    return _weighted_product(X, weights / n, v) - float(np.mean(weights)) * v
 
 
 def he3_vector_contraction(X, weights) -> np.ndarray:
-    r"""The degree-3 Hermite tensor traced down to a vector (chapter 5, eq. (vector trace)).
+    r"""The degree-3 Hermite tensor traced down to a vector, {eq}`eq-ch5-vector-contraction`.
 
     :math:`\sum_j\mathrm{He}_3(x)_{ajj}=(\|x\|^2-d-2)\,x_a`, so
 
@@ -165,14 +189,14 @@ def he3_vector_contraction(X, weights) -> np.ndarray:
     """
     X, weights = V.data_pair(X, weights)
     n, d = X.shape
-    sq = np.einsum("ij,ij->i", X, X)
-    return X.T @ (weights * (sq - d - 2.0)) / n
+    return X.T @ (weights * (_sq_norms(X) - d - 2.0)) / n
 
 
 def he3_unfolding_gram(X, weights, diagonal: bool = False, block: int = 2048) -> np.ndarray:
     r"""Gram matrix of the :math:`d\times d^2` unfolding of the empirical degree-3 tensor.
 
-    Chapter 5, eq. (unfolding). With :math:`\hat{\mathcal T}=\frac1n\sum_iT_i\mathrm{He}_3(x_i)`
+    Chapter 5, {ref}`sec-ch5-odd-degree` (the unfolding). With
+    :math:`\hat{\mathcal T}=\frac1n\sum_iT_i\mathrm{He}_3(x_i)`
     and :math:`\hat{\mathcal T}_{(1)}` its unfolding into a :math:`d\times d^2` matrix, returns
     :math:`U=\frac1{n^2}\sum_{i\neq j}T_iT_j\,A(x_i,x_j)` (the terms ``i = j`` are dropped
     unless ``diagonal``), where
@@ -203,7 +227,7 @@ def he3_unfolding_gram(X, weights, diagonal: bool = False, block: int = 2048) ->
     X, t = V.data_pair(X, weights)
     block = V.positive_int(block, "block")
     n, d = X.shape
-    sq = np.einsum("ij,ij->i", X, X)
+    sq = _sq_norms(X)
     m = X.T @ t
     S = np.zeros((d, d))  # X^T [ (t t^T) o (K^2 - s_i - s_j + d + 4) ] X
     kt = np.empty(n)  # (K t)_i

@@ -6,8 +6,8 @@ Lanczos, ARPACK, through :func:`scipy.sparse.linalg.eigsh` on a ``LinearOperator
 restarts and dense fallbacks so that non-convergence never reaches the reader.
 :func:`weighted_gram` forms :math:`\frac1nX^\top\mathrm{diag}(t)X` by blocks,
 :func:`top_singular` and :func:`singular_values` are the singular pairs of chapters 6 and 7.
-Sign convention of eigenvectors: :func:`canonical_sign` (largest entry in absolute value
-positive).
+One sign rule for every eigen- and singular vector: :func:`canonical_sign` (the entry of
+largest absolute value is positive).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -26,8 +27,11 @@ from . import _validate as V
 __all__ = [
     "DENSE_MAX_D",
     "DENSE_FALLBACK_MAX_D",
+    "LANCZOS_START_SEED",
     "EigenInfo",
+    "EigenResult",
     "canonical_sign",
+    "lanczos_start",
     "top_eigenpair",
     "weighted_gram",
     "top_singular",
@@ -42,6 +46,12 @@ DENSE_MAX_D = 300
 
 DENSE_FALLBACK_MAX_D = 8000
 """Largest ``d`` for which a dense fallback is attempted (the d x d matrix takes 8 d^2 bytes)."""
+
+
+LANCZOS_START_SEED = 0
+"""Seed of the default Lanczos start vector (:func:`lanczos_start`). It is a fixed internal
+seed, not a random stream of an experiment: the computed eigenpair does not depend on the
+start vector beyond the solver's tolerance, and it does not follow ``LECNOTES_SEED``."""
 
 
 @dataclass
@@ -66,9 +76,67 @@ class EigenInfo:
     attempts: list = field(default_factory=list)
 
 
-def canonical_sign(v: np.ndarray) -> np.ndarray:
-    i = int(np.argmax(np.abs(v)))
-    return v if v[i] >= 0 else -v
+class EigenResult(NamedTuple):
+    """An eigenpair and how it was computed, direction first (:func:`top_eigenpair`).
+
+    Attributes
+    ----------
+    vector : ndarray (d,)
+        Unit eigenvector, sign fixed by :func:`canonical_sign`.
+    value : float
+        Its eigenvalue.
+    info : EigenInfo
+    """
+
+    vector: np.ndarray
+    value: float
+    info: EigenInfo
+
+
+def _row_signs(V_: np.ndarray) -> np.ndarray:
+    """+1 or -1 per row: the sign of the row's entry of largest absolute value (0 counts +)."""
+    idx = np.argmax(np.abs(V_), axis=1)
+    return np.where(V_[np.arange(V_.shape[0]), idx] >= 0, 1.0, -1.0)
+
+
+def canonical_sign(v) -> np.ndarray:
+    """The one sign rule of the package: the entry of largest absolute value is positive.
+
+    Eigen- and singular vectors are defined up to sign; every estimator returns them with
+    this sign (ties in absolute value: the first such entry).
+
+    Parameters
+    ----------
+    v : array_like, shape (d,) or (k, d)
+        A vector, or vectors as rows (each row is fixed separately).
+
+    Returns
+    -------
+    ndarray
+        ``v`` or ``-v`` (row by row).
+    """
+    v = np.asarray(v, dtype=float)
+    if v.ndim == 1:
+        return v if _row_signs(v[None, :])[0] > 0 else -v
+    if v.ndim != 2:
+        raise ValueError(f"v must be a vector or a 2-D array of row vectors, got shape {v.shape}")
+    return v * _row_signs(v)[:, None]
+
+
+def lanczos_start(d: int) -> np.ndarray:
+    """The default start vector of :func:`top_eigenpair`: Gaussian, from ``LANCZOS_START_SEED``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    ndarray (d,)
+    """
+    d = V.positive_int(d, "d")
+    return np.random.default_rng(LANCZOS_START_SEED).standard_normal(d)
 
 
 def top_eigenpair(
@@ -81,21 +149,20 @@ def top_eigenpair(
     ncv: int | None = None,
     maxiter: int | None = None,
     v0=None,
-    rng=None,
     warn: bool = True,
-):
+) -> EigenResult:
     r"""Largest eigenvalue and its unit eigenvector of a symmetric operator (chapters 4, 5).
 
-    The engine behind :func:`spectral_estimator` and the partial-trace estimator of chapter 5:
-    implicitly restarted Lanczos (ARPACK via :func:`scipy.sparse.linalg.eigsh` on a
-    ``LinearOperator``) for the top eigenpair. If ARPACK does not converge
-    (:class:`~scipy.sparse.linalg.ArpackNoConvergence`: typically a cluster of nearly equal top
-    eigenvalues, as below a spectral threshold) or fails, it restarts from the best Ritz
-    vector asking for the top three eigenpairs jointly in a Krylov space three times larger
-    (a cluster converges jointly where one member alone can stall); if that fails too it
+    The engine behind :func:`lecnotes.spectral.spectral_estimator` and the partial-trace
+    estimator of chapter 5: implicitly restarted Lanczos (ARPACK via
+    :func:`scipy.sparse.linalg.eigsh` on a ``LinearOperator``) for the top eigenpair. If ARPACK
+    does not converge (:class:`~scipy.sparse.linalg.ArpackNoConvergence`: typically a cluster of
+    nearly equal top eigenvalues, as below a spectral threshold) or fails, it restarts from the
+    best Ritz vector asking for the top three eigenpairs jointly in a Krylov space three times
+    larger (a cluster converges jointly where one member alone can stall); if that fails too it
     falls back to the dense matrix (``dense_matrix()``, or ``d`` products with the identity)
-    when ``d <= DENSE_FALLBACK_MAX_D``; as a last resort it returns the best Ritz pair and
-    warns with its residual. No ARPACK exception reaches the caller.
+    when ``d <= DENSE_FALLBACK_MAX_D``; as a last resort it returns the best Ritz pair and warns
+    with its residual. No ARPACK exception reaches the caller.
 
     Parameters
     ----------
@@ -113,17 +180,16 @@ def top_eigenpair(
         Krylov-space size (default 20) and maximal number of ARPACK restarts (default 40) of
         the first attempt; the second uses ``3 * ncv`` and the same ``maxiter``.
     v0 : array_like, optional
-        Starting vector; by default a Gaussian vector from ``rng``.
-    rng : Generator, int or None
-        For the starting vector (``None``: seed 0, so that results are reproducible).
+        Starting vector of Lanczos; by default :func:`lanczos_start` (a fixed Gaussian
+        vector, so that the result is reproducible; it draws from no random stream).
     warn : bool
         Warn (``RuntimeWarning``) if only an unconverged pair could be obtained.
 
     Returns
     -------
-    value : float
-    vector : ndarray (d,), unit norm, sign fixed so that its largest entry is positive
-    info : EigenInfo
+    EigenResult
+        ``(vector, value, info)``: the unit eigenvector (sign by :func:`canonical_sign`), the
+        eigenvalue and an :class:`EigenInfo`.
     """
     d = V.positive_int(d, "d")
     if not callable(matvec):
@@ -131,7 +197,6 @@ def top_eigenpair(
     if method not in ("auto", "lanczos", "dense"):
         raise ValueError(f"method must be 'auto', 'lanczos' or 'dense', got {method!r}")
     tol = V.positive_float(tol, "tol")
-    rng = V.generator(0 if rng is None else rng)
     info = EigenInfo(method="")
     count = [0]
 
@@ -165,14 +230,14 @@ def top_eigenpair(
         info.method = label
         info.residual = float(np.linalg.norm(r))
         info.matvecs = count[0]
-        return float(val), canonical_sign(vec), info
+        return EigenResult(canonical_sign(vec), float(val), info)
 
     if method == "dense" or d <= 5 or (method == "auto" and d <= DENSE_MAX_D):
         info.attempts.append("dense")
         val, vec = dense()
         return finish(val, vec, "dense")
 
-    x0 = rng.standard_normal(d) if v0 is None else V.finite_array(v0, "v0", ndim=1)
+    x0 = lanczos_start(d) if v0 is None else V.finite_array(v0, "v0", ndim=1)
     if x0.shape != (d,) or not np.any(x0):
         raise ValueError(f"v0 must be a non-zero vector of shape ({d},)")
     op = LinearOperator((d, d), matvec=mv, matmat=mm, dtype=float)
@@ -204,18 +269,34 @@ def top_eigenpair(
         return finish(val, vec, "dense-fallback")
     vec = x0 if best is None else best[1]
     vec = vec / np.linalg.norm(vec)
-    val, vec, info = finish(float(vec @ mv(vec)), vec, "lanczos-unconverged")  # Rayleigh q.
+    res = finish(float(vec @ mv(vec)), vec, "lanczos-unconverged")  # Rayleigh quotient
     if warn:
         warnings.warn(
             f"top_eigenpair: Lanczos did not converge in dimension {d}; returning the best Ritz "
-            f"pair (residual {info.residual:.2e}).",
+            f"pair (residual {res.info.residual:.2e}).",
             RuntimeWarning,
             stacklevel=2,
         )
-    return val, vec, info
+    return res
 
 
-def weighted_gram(X, t):
+def weighted_gram(X, t) -> np.ndarray:
+    r"""The weighted Gram matrix :math:`\frac1nX^\top\mathrm{diag}(t)X`, formed by blocks of rows.
+
+    The dense :math:`D_T` of chapter 4 ({eq}`eq-ch4-dt`) and the dense partial traces of
+    chapter 5; exactly symmetric.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    t : ndarray (n,)
+        Weights.
+
+    Returns
+    -------
+    ndarray (d, d)
+    """
+    X, t = V.data_pair(X, t)
     n, d = X.shape
     D = np.zeros((d, d))
     step = max(1, min(n, 2**22 // max(d, 1)))
@@ -232,9 +313,18 @@ def top_singular(W, k: int = 1):
     Dense LAPACK for small matrices, Lanczos (``scipy.sparse.linalg.svds``, deterministic
     start) otherwise. Signs are fixed so that the largest entry of each vector is positive.
 
+    Parameters
+    ----------
+    W : array_like (p, d)
+    k : int
+        Number of singular pairs, ``k <= min(p, d)``.
+
     Returns
     -------
-    s : ndarray (k,), decreasing; V : ndarray (k, d), orthonormal rows.
+    s : ndarray (k,)
+        Decreasing singular values.
+    V : ndarray (k, d)
+        Orthonormal rows, signs by :func:`canonical_sign`.
     """
     W = V.finite_array(W, "W", ndim=2)
     k = V.positive_int(k, "k")
@@ -249,13 +339,20 @@ def top_singular(W, k: int = 1):
         _, s, Vt = svds(W, k=k, v0=v0, tol=1e-10)
         order = np.argsort(s)[::-1]
         s, Vt = s[order], Vt[order]
-    idx = np.argmax(np.abs(Vt), axis=1)
-    Vt = Vt * np.sign(Vt[np.arange(k), idx])[:, None]
-    return s, Vt
+    return s, canonical_sign(Vt)
 
 
 def singular_values(M) -> np.ndarray:
-    """All singular values of a matrix, decreasing (dense LAPACK; chapter 7)."""
+    """All singular values of a matrix, decreasing (dense LAPACK; chapter 7).
+
+    Parameters
+    ----------
+    M : array_like (p, d)
+
+    Returns
+    -------
+    ndarray (min(p, d),)
+    """
     M = V.finite_array(M, "M", ndim=2)
     if min(M.shape) < 1:
         raise ValueError(f"M must be non-empty, got shape {M.shape}")
@@ -263,9 +360,25 @@ def singular_values(M) -> np.ndarray:
 
 
 def top_singular_vectors(M, k):
-    """Top ``k`` left and right singular vectors (Lanczos, deterministic start)."""
+    """Top ``k`` left and right singular vectors (Lanczos, deterministic start; chapter 7).
 
+    Parameters
+    ----------
+    M : array_like (p, d)
+    k : int
+        ``k < min(p, d)``.
+
+    Returns
+    -------
+    U : ndarray (p, k)
+        Left singular vectors as columns, in decreasing order of the singular values.
+    Vt : ndarray (k, d)
+        Right singular vectors as rows, signs by :func:`canonical_sign` (``U`` follows).
+    """
+    M = V.finite_array(M, "M", ndim=2)
+    k = V.positive_int(k, "k")
     v0 = np.ones(min(M.shape)) / math.sqrt(min(M.shape))
     U, s, Vt = svds(M, k=k, v0=v0, tol=1e-8)
     order = np.argsort(s)[::-1]
-    return U[:, order], Vt[order]
+    signs = _row_signs(Vt[order])
+    return U[:, order] * signs, Vt[order] * signs[:, None]

@@ -34,6 +34,7 @@ __all__ = [
     "get_preprocessing",
     "resolve_preprocessing",
     "is_family",
+    "resolve_family",
     "label_weights",
     "checked_values",
     "G_CUTOFF",
@@ -75,7 +76,8 @@ class PreprocessingFamily:
     """A preprocessing that depends on the sample ratio, :math:`T_\\delta` (chapter 4).
 
     ``family.at(delta)`` returns the :class:`Preprocessing` used at ``delta``; it is defined for
-    ``delta >= delta_min``. :func:`spectral_estimator` evaluates it at ``delta = n/d``.
+    ``delta >= delta_min``. :func:`lecnotes.spectral.spectral_estimator` evaluates it at ``delta
+    = n/d``.
     """
 
     name: str
@@ -84,6 +86,17 @@ class PreprocessingFamily:
     delta_min: float = 0.0
 
     def at(self, delta) -> Preprocessing:
+        """The member :math:`T_\\delta` used at the sample ratio ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            :math:`n/d \\ge` ``delta_min``.
+
+        Returns
+        -------
+        Preprocessing
+        """
         delta = V.positive_float(delta, "delta")
         if not delta >= self.delta_min:
             raise ValueError(f"{self.name} is defined for delta >= {self.delta_min}, got {delta}")
@@ -94,7 +107,14 @@ class PreprocessingFamily:
 
 
 def raw() -> Preprocessing:
-    """The raw labels, :math:`T(y)=y` (unbounded for phase retrieval: no proportional threshold)."""
+    """The raw labels, :math:`T(y)=y` (unbounded for phase retrieval: no proportional threshold).
+
+    See {ref}`sec-ch4-raw-labels`.
+
+    Returns
+    -------
+    Preprocessing
+    """
     return Preprocessing("raw", lambda y: y, r"$T(y)=y$")
 
 
@@ -102,7 +122,17 @@ def trimmed(level: float = 7.0) -> Preprocessing:
     r"""Trimmed labels :math:`T(y)=y\,\mathbb 1\{y\le t\}` (chapter 4).
 
     Samples with a label above the level ``t`` are discarded. The default ``t = 7`` is close to
-    the level minimising the threshold for :math:`y=G^2` (chapter 4, table of thresholds).
+    the level minimising the threshold for :math:`y=G^2` ({ref}`sec-ch4-preprocessings`,
+    exercise {ref}`ex-ch4-trimming`).
+
+    Parameters
+    ----------
+    level : float
+        The level ``t > 0``.
+
+    Returns
+    -------
+    Preprocessing
     """
     t = V.positive_float(level, "level")
     return Preprocessing(
@@ -116,7 +146,18 @@ def trimmed_centred(level: float = 7.0, link="quadratic") -> Preprocessing:
     :math:`T(y)=y\mathbb 1\{y\le t\}-\mathbb E[Y\mathbb 1\{Y\le t\}]`. The centring makes
     :math:`\mathbb E[T(Y)]=0`, so that
     :math:`\mathbb E[D_T]=\mathbb E[T(Y)\mathrm{He}_2(G)]\,w_\star w_\star^\top` is exactly rank
-    one. The mean is computed by quadrature for ``link`` (default: phase retrieval).
+    one ({prf:ref}`lem-mean-matrix`, {ref}`sec-ch4-preprocessings`). The mean is computed by
+    quadrature for ``link`` (default: phase retrieval).
+
+    Parameters
+    ----------
+    level : float
+        The level ``t > 0``.
+    link : str or callable
+
+    Returns
+    -------
+    Preprocessing
     """
     t = V.positive_float(level, "level")
     phi = get_link(link)
@@ -147,16 +188,22 @@ def _mm(delta: float) -> Preprocessing:
 def mondelli_montanari(delta=None):
     r"""Threshold-optimal preprocessing for real phase retrieval (Mondelli & Montanari).
 
-    Chapter 4, eq. (T_delta): :math:`T_\delta(y)=\dfrac{y-1}{y+\sqrt{2\delta}-1}`, defined for
+    Chapter 4, {ref}`sec-ch4-preprocessings`:
+    :math:`T_\delta(y)=\dfrac{y-1}{y+\sqrt{2\delta}-1}`, defined for
     :math:`\delta\ge1/2` (at :math:`\delta=1/2` it is :math:`1-1/y`; the form with
     :math:`\sqrt\delta` is the complex case). Used at its own
     :math:`\delta` it gives an outlier for every :math:`\delta>1/2=\delta_u`; a fixed member
-    :math:`T_{\delta_0}` has threshold :math:`\sqrt{\delta_0/2}` (chapter 4, exercise).
+    :math:`T_{\delta_0}` has threshold :math:`\sqrt{\delta_0/2}` (exercise
+    {ref}`ex-ch4-fixed-member`).
 
     Parameters
     ----------
     delta : float or None
         ``None`` returns the family (a :class:`PreprocessingFamily`), a number the member.
+
+    Returns
+    -------
+    PreprocessingFamily or Preprocessing
     """
     family = PreprocessingFamily(
         "mondelli-montanari", _mm, r"$(y-1)/(y+\sqrt{2\delta}-1)$", delta_min=0.5
@@ -169,7 +216,12 @@ def luo_alghamdi_lu() -> Preprocessing:
 
     The same for every :math:`\delta`, threshold :math:`1/2`; bounded above by 1 but unbounded
     below, so :math:`\mathbb E[T(Y)]=-\infty` and the spectrum of :math:`D_T` has a long negative
-    tail (which is why the dense path is used for it).
+    tail (which is why the dense path is used for it). See {ref}`sec-ch4-preprocessings` and
+    exercise {ref}`ex-ch4-lal-top`.
+
+    Returns
+    -------
+    Preprocessing
     """
     return Preprocessing("luo-alghamdi-lu", lambda y: 1.0 - 1.0 / y, r"$1-1/y$")
 
@@ -185,8 +237,18 @@ PREPROCESSINGS: dict[str, Callable[[], object]] = {
 
 
 def get_preprocessing(name: str, **kwargs):
-    """The named preprocessing ``name`` from :data:`PREPROCESSINGS` (keyword arguments are
-    passed to its factory, e.g. ``level=5`` or ``delta=2``)."""
+    """The named preprocessing ``name`` from :data:`PREPROCESSINGS` ({ref}`sec-ch4-preprocessings`).
+
+    Parameters
+    ----------
+    name : str
+    **kwargs
+        Passed to its factory, e.g. ``level=5`` or ``delta=2``.
+
+    Returns
+    -------
+    Preprocessing or PreprocessingFamily
+    """
     if not isinstance(name, str) or name not in PREPROCESSINGS:
         raise ValueError(
             f"unknown preprocessing {name!r}; known: {', '.join(PREPROCESSINGS)}"
@@ -198,6 +260,16 @@ def resolve_preprocessing(T, delta=None) -> Callable:
     """Turn ``T`` (None, a name, a callable or a family) into a callable of the labels.
 
     ``None`` means the raw labels; a family is evaluated at ``delta``.
+
+    Parameters
+    ----------
+    T : None, str, callable or PreprocessingFamily
+    delta : float, optional
+        Needed for a family.
+
+    Returns
+    -------
+    callable
     """
     if T is None:
         return raw()
@@ -213,9 +285,37 @@ def resolve_preprocessing(T, delta=None) -> Callable:
 
 
 def is_family(T) -> bool:
+    r"""Whether ``T`` (a name or an object) is a :math:`\delta`-dependent family.
+
+    Parameters
+    ----------
+    T : object
+        A name from :data:`PREPROCESSINGS`, a preprocessing, a family or anything else.
+
+    Returns
+    -------
+    bool
+    """
     if isinstance(T, str) and T in PREPROCESSINGS:
         T = get_preprocessing(T)
     return isinstance(T, PreprocessingFamily)
+
+
+def resolve_family(T) -> PreprocessingFamily:
+    """The :class:`PreprocessingFamily` named or given by ``T``.
+
+    Parameters
+    ----------
+    T : str or PreprocessingFamily
+
+    Returns
+    -------
+    PreprocessingFamily
+    """
+    fam = get_preprocessing(T) if isinstance(T, str) else T
+    if not isinstance(fam, PreprocessingFamily):
+        raise ValueError(f"{T!r} is not a delta-dependent family of preprocessings")
+    return fam
 
 
 def checked_values(t, y, hint: str = "") -> np.ndarray:
@@ -223,6 +323,18 @@ def checked_values(t, y, hint: str = "") -> np.ndarray:
 
     The one check of a preprocessing's output (chapters 3-5); ``hint`` is added to the
     message when ``t`` holds NaN or infinite values.
+
+    Parameters
+    ----------
+    t : array_like
+        The values :math:`T(y)`.
+    y : ndarray
+        The labels.
+    hint : str
+
+    Returns
+    -------
+    ndarray, shaped like ``y``.
     """
     t = np.asarray(t, dtype=float)
     if t.shape == ():
@@ -235,6 +347,20 @@ def checked_values(t, y, hint: str = "") -> np.ndarray:
 
 
 def label_weights(y, T, delta) -> np.ndarray:
+    """The weights :math:`T(y_i)` of :math:`D_T` ({eq}`eq-ch4-dt`), checked.
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels.
+    T : None, str, callable or PreprocessingFamily
+    delta : float or None
+        :math:`n/d`, for a family.
+
+    Returns
+    -------
+    ndarray, shaped like ``y``, finite.
+    """
     T = resolve_preprocessing(T, delta)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = T(y)
@@ -246,7 +372,22 @@ G_FAR = 1.0e4  # how far out in g the supremum of T(phi(g)) is looked for
 
 
 def y_to_g_breakpoints(phi: Callable, y_breaks: Sequence[float]) -> list[float]:
-    """Points g in [-cutoff, cutoff] with phi(g) equal to one of ``y_breaks`` (by bisection)."""
+    """Points g in [-cutoff, cutoff] with phi(g) equal to one of ``y_breaks`` (by bisection).
+
+    The break points of :math:`T(\\varphi(g))` for the quadrature of the theory
+    ({prf:ref}`thm-spectral-asymptotics`).
+
+    Parameters
+    ----------
+    phi : callable
+        The link.
+    y_breaks : sequence of float
+        Label values where :math:`T` jumps.
+
+    Returns
+    -------
+    list of float
+    """
     out: list[float] = []
     if len(y_breaks) == 0:
         return out
@@ -265,7 +406,10 @@ def y_to_g_breakpoints(phi: Callable, y_breaks: Sequence[float]) -> list[float]:
 
 
 class LabelLaw:
-    """The law of :math:`(G, T(Y))` for ``Y = link(G)``: values, supremum, break points."""
+    """The law of :math:`(G, T(Y))` for ``Y = link(G)``: values, supremum, break points.
+
+    The expectations of the theory of chapter 4 ({prf:ref}`thm-spectral-asymptotics`).
+    """
 
     def __init__(self, T: Callable, link, breakpoints: Sequence[float] = ()):
         self.phi = get_link(link)
@@ -302,6 +446,17 @@ class LabelLaw:
         self.scale = max(abs(self.sup), 1e-300) if self.bounded else 1.0
 
     def t(self, g, allow_inf=False):
+        """:math:`T(\\varphi(g))`, checked (no NaN; no :math:`+\\infty` unless ``allow_inf``).
+
+        Parameters
+        ----------
+        g : array_like
+        allow_inf : bool
+
+        Returns
+        -------
+        ndarray shaped like ``g``.
+        """
         y = np.asarray(self.phi(g), dtype=float)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t = np.asarray(self.T(y), dtype=float)
@@ -316,7 +471,19 @@ class LabelLaw:
         return t
 
     def expect(self, f: Callable) -> np.ndarray:
-        """E[f(T, G)] by adaptive quadrature in G with the break points of T(phi(G))."""
+        """E[f(T, G)] by adaptive quadrature in G with the break points of T(phi(G)).
+
+        Uses :func:`lecnotes.hermite.gaussian_expectation`, the one Gaussian quadrature.
+
+        Parameters
+        ----------
+        f : callable
+            ``(t, g) -> array``, vectorised over the points ``g``.
+
+        Returns
+        -------
+        ndarray
+        """
 
         def integrand(g):
             return f(self.t(g), g)
@@ -327,10 +494,19 @@ class LabelLaw:
         r"""E[S], E[S^2], E[S G^2], E[S^2 G^2] for :math:`S=T/(\lambda-T)`, for each lambda.
 
         Written as :math:`S = \lambda/(\lambda-T) - 1`, finite also where :math:`T=-\infty`.
-        Near :math:`\lambda=\sup T` the integrands are scaled by
+        The expectations of {eq}`eq-ch4-psi-phi`. Near :math:`\lambda=\sup T` the integrands
+        are scaled by
         :math:`w=\min(1,(\lambda-\sup T)/|\sup T|)` (so that they stay of order one and the
         absolute tolerance of the quadrature is a relative one), and scaled back.
-        Returns an array of shape ``lam.shape + (4,)``.
+
+        Parameters
+        ----------
+        lam : float or array_like
+            Values of :math:`\lambda > \sup T`.
+
+        Returns
+        -------
+        ndarray of shape ``lam.shape + (4,)``.
         """
         lam = np.atleast_1d(np.asarray(lam, dtype=float))
         if self.bounded:

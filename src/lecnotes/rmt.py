@@ -1,9 +1,11 @@
 r"""Random-matrix laws: Marchenko-Pastur, the rectangular spiked model, bulk edges and outliers.
 
-The Marchenko-Pastur law of :math:`\frac1nX^\top X` (chapter 4, in :math:`\delta=n/d`) and
-of the singular values of a :math:`p\times d` Gaussian matrix (chapters 6, 7), the top singular
-pair of a rank-one perturbation (Benaych-Georges and Nadakuditi), and the estimation of a bulk
-edge from a spectrum with outlier counts against it (chapter 7).
+One Marchenko-Pastur law, of :math:`\frac1nX^\top X` in :math:`\delta=n/d` (chapter 4,
+{prf:ref}`prop-bulk-law`), from which the singular-value law of a :math:`p\times d` Gaussian
+matrix (chapters 6, 7) is derived; the weighted Wishart law of chapter 4
+(:func:`weighted_wishart_density`); the top singular pair of a rank-one perturbation
+(Benaych-Georges and Nadakuditi); and the estimation of a bulk edge from a spectrum with
+outlier counts against it (chapter 7).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "gaussian_singular_value_edges",
     "gaussian_singular_value_density",
     "gaussian_singular_value_cdf",
+    "weighted_wishart_density",
     "spiked_rectangular",
     "BulkEdge",
     "fit_bulk_edge",
@@ -37,8 +40,21 @@ __all__ = [
 def marchenko_pastur_edges(delta) -> tuple[float, float]:
     r"""Edges :math:`(1\mp\delta^{-1/2})^2` of the Marchenko-Pastur law (chapter 4).
 
-    The limiting spectrum of :math:`\frac1n X^\top X`, :math:`X\in\mathbb R^{n\times d}`,
-    :math:`d/n\to1/\delta` (Marchenko & Pastur 1967).
+    The one parametrisation of the law in the package: the limiting spectrum of
+    :math:`\frac1nX^\top X`, :math:`X\in\mathbb R^{n\times d}` with i.i.d. standard entries,
+    :math:`n/d\to\delta` (Marchenko & Pastur 1967); the case :math:`T\equiv1` of
+    {prf:ref}`prop-bulk-law`. The singular-value form of chapters 6 and 7 is derived from it
+    (:func:`gaussian_singular_value_edges`).
+
+    Parameters
+    ----------
+    delta : float
+        :math:`\delta = n/d > 0`.
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper edge.
     """
     delta = V.positive_float(delta, "delta")
     r = 1 / math.sqrt(delta)
@@ -46,12 +62,24 @@ def marchenko_pastur_edges(delta) -> tuple[float, float]:
 
 
 def marchenko_pastur_density(x, delta) -> np.ndarray:
-    r"""Density of the Marchenko-Pastur law of :math:`\frac1nX^\top X` with :math:`d/n=1/\delta`.
+    r"""Density of the Marchenko-Pastur law of :math:`\frac1nX^\top X`, :math:`n/d=\delta`.
 
-    Chapter 4, eq. (MP):
+    {prf:ref}`prop-bulk-law` with :math:`T\equiv1` (chapter 4):
     :math:`\rho(x)=\frac{\delta\sqrt{(b-x)(x-a)}}{2\pi x}` on :math:`[a,b]`,
     :math:`a,b=(1\mp\delta^{-1/2})^2`; for :math:`\delta<1` there is in addition an atom of
-    mass :math:`1-\delta` at 0 (not included).
+    mass :math:`1-\delta` at 0 (not included: the density integrates to
+    :math:`\min(1,\delta)`).
+
+    Parameters
+    ----------
+    x : array_like
+        Points.
+    delta : float
+        :math:`n/d > 0`.
+
+    Returns
+    -------
+    ndarray shaped like ``x``.
     """
     delta = V.positive_float(delta, "delta")
     x = V.finite_array(x, "x")
@@ -61,47 +89,88 @@ def marchenko_pastur_density(x, delta) -> np.ndarray:
     return np.where((x > a) & (x < b), dens, 0.0)
 
 
-def gaussian_singular_value_edges(p: int, d: int, variance: float = 1.0):
-    r"""Edges of the singular values of a p x d matrix with i.i.d. :math:`N(0,v/d)` entries.
+def _singular_value_scale(p, d, variance):
+    r"""A p x d matrix with :math:`N(0,v/d)` entries is :math:`\sqrt t\,Z/\sqrt p`, Z standard.
 
-    Chapter 6, eq. (MP): :math:`\sqrt v\,|\sqrt{p/d}\mp1|` (Marchenko & Pastur 1967). For
-    :math:`W_0` (rows :math:`N(0,I_d/d)`), :math:`v = 1`.
+    So its squared singular values are :math:`t` times the eigenvalues of
+    :math:`\frac1pZ^\top Z`: Marchenko-Pastur with :math:`\delta=p/d`, scale
+    :math:`t=vp/d`. Returns ``(delta, t)``.
     """
     p = V.positive_int(p, "p")
     d = V.positive_int(d, "d")
     v = V.positive_float(variance, "variance")
-    r = math.sqrt(p / d)
-    return math.sqrt(v) * abs(r - 1), math.sqrt(v) * (r + 1)
+    return p / d, v * p / d
+
+
+def gaussian_singular_value_edges(p: int, d: int, variance: float = 1.0):
+    r"""Edges of the singular values of a p x d matrix with i.i.d. :math:`N(0,v/d)` entries.
+
+    Derived from :func:`marchenko_pastur_edges` with :math:`\delta=p/d` and scale
+    :math:`t=vp/d`: :math:`\sqrt{t\,a},\sqrt{t\,b}`, that is
+    :math:`\sqrt v\,|\sqrt{p/d}\mp1|` (the bulk of {prf:ref}`prop-ch6-spike-bulk`). For
+    :math:`W_0` (rows :math:`N(0,I_d/d)`), :math:`v = 1`.
+
+    Parameters
+    ----------
+    p, d : int
+        Shape of the matrix.
+    variance : float
+        :math:`v`, the entries have variance :math:`v/d`.
+
+    Returns
+    -------
+    (float, float)
+        The smallest and largest non-zero singular value of the bulk.
+    """
+    delta, t = _singular_value_scale(p, d, variance)
+    a, b = marchenko_pastur_edges(delta)
+    return math.sqrt(t * a), math.sqrt(t * b)
 
 
 def gaussian_singular_value_density(s, p: int, d: int, variance: float = 1.0) -> np.ndarray:
     r"""Density of the :math:`\min(p,d)` non-zero singular values of a Gaussian p x d matrix.
 
-    Chapter 6, eq. (MP). Entries :math:`N(0,v/d)`, :math:`r = p/d`. The squared singular values
-    :math:`\lambda` follow the Marchenko-Pastur law with ratio
-    :math:`c=\min(p,d)/\max(p,d)` and scale :math:`t = v\max(p,d)/d`,
-    :math:`\rho(\lambda) = \frac{\sqrt{(\lambda_+-\lambda)(\lambda-\lambda_-)}}{2\pi c\,t\lambda}`
-    on :math:`[\lambda_-,\lambda_+] = t(1\mp\sqrt c)^2`; the density of :math:`s=\sqrt\lambda`
-    is :math:`2s\rho(s^2)`. Integrates to one over the singular values.
+    Derived from :func:`marchenko_pastur_density`: with :math:`\delta=p/d` and
+    :math:`t=vp/d` the squared singular values :math:`\lambda=s^2` have density
+    :math:`\rho_{MP}(\lambda/t;\delta)/(t\min(1,\delta))` (the atom at 0 of the
+    :math:`\max(p,d)-\min(p,d)` zero singular values left out), so
+    :math:`s` has density :math:`2s\,\rho_{MP}(s^2/t;\delta)/(t\min(1,\delta))`, which
+    integrates to one (the bulk of {prf:ref}`prop-ch6-spike-bulk`).
+
+    Parameters
+    ----------
+    s : array_like
+        Points.
+    p, d : int
+    variance : float
+
+    Returns
+    -------
+    ndarray shaped like ``s``.
     """
-    p = V.positive_int(p, "p")
-    d = V.positive_int(d, "d")
-    v = V.positive_float(variance, "variance")
     s = V.finite_array(s, "s")
-    c = min(p, d) / max(p, d)
-    t = v * max(p, d) / d
-    lo, hi = t * (1 - math.sqrt(c)) ** 2, t * (1 + math.sqrt(c)) ** 2
-    lam = s * s
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.sqrt(np.clip((hi - lam) * (lam - lo), 0, None)) / (2 * np.pi * c * t * lam)
-    return np.where((lam > lo) & (lam < hi) & (s > 0), 2 * s * rho, 0.0)
+    delta, t = _singular_value_scale(p, d, variance)
+    rho = marchenko_pastur_density(s * s / t, delta) / (t * min(1.0, delta))
+    return np.where(s > 0, 2 * s * rho, 0.0)
 
 
 def gaussian_singular_value_cdf(s, p: int, d: int, variance: float = 1.0) -> np.ndarray:
-    r"""Distribution function of :func:`gaussian_singular_value_density` (chapter 6, eq. (MP)).
+    r"""Distribution function of :func:`gaussian_singular_value_density` (chapters 6, 7).
 
     Used for the Kolmogorov-Smirnov distance between the bulk of :math:`W_1` and the
-    Marchenko-Pastur law (integrated numerically on a fine grid, accurate to about 1e-6).
+    Marchenko-Pastur law of {prf:ref}`prop-ch6-spike-bulk` (integrated numerically on a fine
+    grid, accurate to about 1e-6).
+
+    Parameters
+    ----------
+    s : array_like
+        Points.
+    p, d : int
+    variance : float
+
+    Returns
+    -------
+    ndarray shaped like ``s``, in [0, 1].
     """
     s = V.finite_array(s, "s")
     lo, hi = gaussian_singular_value_edges(p, d, variance)
@@ -115,8 +184,82 @@ def gaussian_singular_value_cdf(s, p: int, d: int, variance: float = 1.0) -> np.
     return np.interp(s, grid, cdf, left=0.0, right=1.0)
 
 
+def weighted_wishart_density(x, delta, expect, scale: float = 1.0, eta: float = 1e-9):
+    r"""Density of the spectrum of :math:`P=\frac1n\sum_iT_iz_iz_i^\top` (chapter 4).
+
+    The generalised Marchenko-Pastur law of {prf:ref}`prop-bulk-law`: :math:`z_i\sim N(0,I_d)`
+    independent of the i.i.d. weights :math:`T_i` (bounded above), :math:`n/d\to\delta`. The
+    Stieltjes transform :math:`m(z)=\lim\frac1d\operatorname{tr}(P-z)^{-1}` solves
+    {eq}`eq-ch4-stieltjes`, :math:`z=-\frac1m+\mathbb E\big[\frac{T}{1+Tm/\delta}\big]`
+    (:math:`\Im z>0`, :math:`\Im m>0`), and the density is :math:`\Im m(x+i0)/\pi`. Solved by
+    Newton's method in :math:`\lambda=-\delta/m` (where the equation reads
+    :math:`z=\lambda(1/\delta+\mathbb E[T/(\lambda-T)])`), continued from :math:`\Im z` of
+    the order of ``scale`` down to ``eta``, all points at once. The atom at 0 (mass
+    :math:`1-\delta\,\mathbb P(T\ne0)` when fewer than ``d`` samples have a non-zero weight)
+    is removed. With :math:`T\equiv1` this is :func:`marchenko_pastur_density`.
+
+    Parameters
+    ----------
+    x : ndarray (k,)
+        Points of the real line.
+    delta : float
+        :math:`n/d`.
+    expect : callable
+        ``f -> E[f(T)]`` for ``f`` mapping an array of weights ``t`` (shape (q,)) to an array
+        (q, r); returns the (r,) expectations (a quadrature over the law of :math:`T`).
+    scale : float
+        A scale of the weights (where the continuation starts).
+    eta : float
+        Final distance to the real axis.
+
+    Returns
+    -------
+    ndarray (k,)
+    """
+    def moments(lam):
+        # E[S], E[S^2] for complex lambda, S = lambda/(lambda - T) - 1; stacked re/im parts
+        def f(t):
+            s = lam[None, :] / (lam[None, :] - t[:, None]) - 1.0
+            return np.concatenate([s.real, s.imag, (s * s).real, (s * s).imag], axis=1)
+
+        r = expect(f)
+        k = lam.size
+        return r[:k] + 1j * r[k: 2 * k], r[2 * k: 3 * k] + 1j * r[3 * k:]
+
+    lam = None
+    scale = max(scale, float(np.max(np.abs(x))) if x.size else 1.0, 1.0)
+    etas = np.concatenate([scale * np.array([1.0, 0.1, 1e-2, 1e-3]), [1e-5 * scale, eta]])
+    for e in etas:
+        z = x + 1j * e
+        if lam is None:
+            m0 = -1.0 / z  # large-|z| behaviour of the Stieltjes transform
+            lam = -delta / m0
+        for _ in range(30):
+            es, es2 = moments(lam)
+            F = lam * (1 / delta + es) - z
+            dF = 1 / delta - es2
+            step = F / dF
+            new = lam - step
+            # stay in the upper half plane (Im m > 0  <=>  Im lambda > 0)
+            bad = new.imag <= 0
+            new[bad] = lam[bad].real - step[bad].real + 1j * lam[bad].imag * 0.5
+            lam = new
+            if np.max(np.abs(step) / np.maximum(np.abs(lam), 1e-300)) < 1e-12:
+                break
+    m = -delta / lam
+    # atom at 0 of mass 1 - delta P(T != 0) (fewer than d samples with a non-zero weight):
+    # its Lorentzian p0 eta / (x^2 + eta^2) is removed from Im m
+    p_nonzero = float(expect(lambda t: (t != 0).astype(float)))
+    p0 = max(0.0, 1.0 - delta * p_nonzero)
+    im = m.imag - p0 * eta / (x**2 + eta**2)
+    dens = np.maximum(im, 0.0) / np.pi
+    return dens
+
+
 def spiked_rectangular(theta: float, p: int, d: int, variance: float = 1.0):
-    r"""Top singular value and overlaps of :math:`X+\theta\,u v^\top` (chapter 6, eq. (BBP)).
+    r"""Top singular value and overlaps of :math:`X+\theta\,u v^\top` (chapter 6).
+
+    The spike of {prf:ref}`prop-ch6-spike-bulk` ({eq}`eq-ch6-spike-bulk`).
 
     :math:`X` is p x d with i.i.d. :math:`N(0,v/d)` entries, :math:`u\in\mathbb R^p`,
     :math:`v\in\mathbb R^d` unit vectors. In units where the entries of the larger-side
@@ -129,7 +272,17 @@ def spiked_rectangular(theta: float, p: int, d: int, variance: float = 1.0):
         \rho_{\max}^2 = 1-\frac{c+\tilde\theta^2}{\tilde\theta^2(\tilde\theta^2+1)},
 
     for the singular vectors on the smaller and larger side; below the threshold the top
-    singular value sticks to the bulk edge and the overlaps vanish.
+    singular value sticks to the bulk edge (:func:`gaussian_singular_value_edges`) and the
+    overlaps vanish.
+
+    Parameters
+    ----------
+    theta : float
+        Strength of the rank-one part, :math:`\ge0`.
+    p, d : int
+        Shape of :math:`X`.
+    variance : float
+        The entries of :math:`X` have variance ``variance / d``.
 
     Returns
     -------
@@ -147,7 +300,7 @@ def spiked_rectangular(theta: float, p: int, d: int, variance: float = 1.0):
     t = v * max(p, d) / d
     th = theta / math.sqrt(t)
     if th <= c**0.25:
-        return math.sqrt(t) * (1 + math.sqrt(c)), 0.0, 0.0
+        return gaussian_singular_value_edges(p, d, v)[1], 0.0, 0.0
     s1 = math.sqrt(t) * math.sqrt((1 + th**2) * (c + th**2)) / th
     small = 1 - c * (1 + th**2) / (th**2 * (th**2 + c))
     large = 1 - (c + th**2) / (th**2 * (th**2 + 1))
@@ -158,6 +311,9 @@ def spiked_rectangular(theta: float, p: int, d: int, variance: float = 1.0):
 @dataclass(frozen=True)
 class BulkEdge:
     """An estimated right edge of the bulk of singular values (chapter 7).
+
+    The bulk edge against which the outliers of {prf:ref}`thm-ch7-two-step-outliers` are
+    counted.
 
     Attributes
     ----------
@@ -174,7 +330,17 @@ class BulkEdge:
     method: str
 
     def threshold(self, margin: float = 0.0) -> float:
-        """``edge + margin * scale``: singular values above it are counted as outliers."""
+        """``edge + margin * scale``: singular values above it are counted as outliers.
+
+        Parameters
+        ----------
+        margin : float
+            In units of ``scale``.
+
+        Returns
+        -------
+        float
+        """
         return float(self.edge + float(margin) * self.scale)
 
 
@@ -189,6 +355,8 @@ def _sorted_spectrum(s, need: int) -> np.ndarray:
 
 def fit_bulk_edge(s, fit_range: tuple[int, int] = (10, 50)) -> BulkEdge:
     r"""Estimate the bulk edge by fitting the square-root edge law (chapter 7).
+
+    For the outlier counts of {prf:ref}`thm-ch7-two-step-outliers`.
 
     Near a soft edge :math:`s_+` the density of singular values vanishes like
     :math:`\sqrt{s_+-s}`, so the number of singular values above :math:`s` grows like
@@ -239,9 +407,20 @@ def marchenko_pastur_edge(s, p: int, d: int) -> BulkEdge:
     :math:`W_0` with :math:`v = 1`), the median of the squared singular values is :math:`v`
     times the median :math:`m_{MP}` of the Marchenko-Pastur law; :math:`\hat v =
     \mathrm{median}(s^2)/m_{MP}` is insensitive to a few outliers. The edge is
-    :math:`\sqrt{\hat v}(1+\sqrt{p/d})` (:func:`lecnotes.networks.gaussian_singular_value_edges`)
-    and the scale :math:`\sqrt{\hat v}\,(1+\sqrt{p/d})\,\min(p,d)^{-2/3}`. Needs all
-    :math:`\min(p, d)` singular values.
+    :math:`\sqrt{\hat v}(1+\sqrt{p/d})` (:func:`gaussian_singular_value_edges`, the bulk of
+    {prf:ref}`prop-ch6-spike-bulk`) and the scale
+    :math:`\sqrt{\hat v}\,(1+\sqrt{p/d})\,\min(p,d)^{-2/3}`.
+
+    Parameters
+    ----------
+    s : array_like
+        All :math:`\min(p, d)` singular values.
+    p, d : int
+        Shape of the matrix.
+
+    Returns
+    -------
+    BulkEdge
     """
 
     p = V.positive_int(p, "p")
@@ -267,8 +446,22 @@ def null_margin(null_spectra: Sequence, fit_range: tuple[int, int] = (10, 50),
     For each null spectrum (e.g. of :math:`W_0`, or of the features at initialisation) the
     largest singular value is compared with the fitted edge: :math:`z = (s_1-\hat s_+)/\hat A`.
     Returns :math:`\bar z + n_{sd}\,\mathrm{sd}(z)`, so that a bulk singular value exceeds
-    :math:`\hat s_+ + m\hat A` with small probability (Tracy-Widom fluctuations). Needs at
-    least two null spectra.
+    :math:`\hat s_+ + m\hat A` with small probability (Tracy-Widom fluctuations); the margin
+    of the outlier counts of {prf:ref}`thm-ch7-two-step-outliers`.
+
+    Parameters
+    ----------
+    null_spectra : sequence of array_like
+        At least two spectra without spikes.
+    fit_range : (int, int)
+        As in :func:`fit_bulk_edge`.
+    n_sd : float
+        Number of standard deviations.
+
+    Returns
+    -------
+    float
+        The margin, in units of the fitted scale.
     """
     if not isinstance(null_spectra, Sequence) or len(null_spectra) < 2:
         raise ValueError("null_spectra must be a sequence of at least two spectra")
@@ -284,14 +477,27 @@ def null_margin(null_spectra: Sequence, fit_range: tuple[int, int] = (10, 50),
 
 
 def count_outliers(s, bulk: BulkEdge, margin: float = 0.0) -> int:
-    """Number of singular values above ``bulk.threshold(margin)`` (chapter 7)."""
+    """Number of singular values above ``bulk.threshold(margin)`` (chapter 7).
+
+    The outlier count of {prf:ref}`thm-ch7-two-step-outliers` for one spectrum (the one rule
+    is :func:`outlier_counts`).
+
+    Parameters
+    ----------
+    s : array_like (k,)
+        Singular values.
+    bulk : BulkEdge
+    margin : float
+        In units of ``bulk.scale``.
+
+    Returns
+    -------
+    int
+    """
     s = V.finite_array(s, "s", ndim=1)
     if not isinstance(bulk, BulkEdge):
         raise ValueError(f"bulk must be a BulkEdge, got {bulk!r}")
-    margin = float(margin)
-    if not np.isfinite(margin):
-        raise ValueError("margin must be finite")
-    return int(np.sum(s > bulk.threshold(margin)))
+    return int(outlier_counts(s, np.float64(bulk.edge), np.float64(bulk.scale), margin))
 
 
 def outlier_counts(s, edge, scale, margin: float = 0.0) -> np.ndarray:
@@ -300,6 +506,16 @@ def outlier_counts(s, edge, scale, margin: float = 0.0) -> np.ndarray:
     ``s`` has shape (..., k) (the k largest singular values of each matrix), ``edge`` and
     ``scale`` shape (...) (the fitted :class:`BulkEdge` of each); returns the (...) array of
     the numbers of values above ``edge + margin * scale``. Counts saturate at ``k``.
+
+    Parameters
+    ----------
+    s : array_like (..., k)
+    edge, scale : array_like (...)
+    margin : float
+
+    Returns
+    -------
+    ndarray of int, shape (...)
     """
     s = V.finite_array(s, "s")
     edge = V.finite_array(edge, "edge")
@@ -317,7 +533,15 @@ def localisation(v) -> float:
     r"""Participation ratio :math:`(\sum_iv_i^2)^2/\sum_iv_i^4` of a vector (chapter 7).
 
     Between 1 (one coordinate) and the length (flat). A spike carried by a handful of
-    neurons has a small participation ratio (:func:`effective_neurons`).
+    neurons has a small participation ratio (chapter 7, {prf:ref}`thm-ch7-one-step-spikes`).
+
+    Parameters
+    ----------
+    v : array_like (k,)
+
+    Returns
+    -------
+    float
     """
     v = V.finite_array(v, "v", ndim=1)
     q = np.sum(v**4)

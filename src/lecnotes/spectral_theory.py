@@ -13,21 +13,14 @@ expectation over :math:`(G,Y)` is computed by the adaptive quadrature
 :func:`lecnotes.hermite.gaussian_expectation` in the variable :math:`G`, with break points
 where :math:`T\circ\varphi` jumps (never by Monte Carlo).
 
-Derivation of the normalisation used here (chapter 4, section "Idea of the proof"). With
-:math:`w_\star=e_1`, :math:`x_i=(G_i,z_i)`, the bulk of :math:`D_T` is that of
-:math:`P=\frac1n\sum_iT_iz_iz_i^\top`, whose Stieltjes transform
-:math:`m(z)=\lim\frac1d\operatorname{tr}(P-z)^{-1}` solves
-:math:`z=-\frac1m+\mathbb E\big[\frac{T}{1+Tm/\delta}\big]`. The change of variable
-:math:`m=-\delta/\lambda` turns this into :math:`z=\psi_\delta(\lambda)`, with
-
-.. math:: \psi_\delta(\lambda)=\lambda\Big(\frac1\delta+\mathbb E\Big[\frac{T}{\lambda-T}\Big]\Big),
-          \qquad
-          \varphi(\lambda)=\lambda\,\mathbb E\Big[\frac{T\,G^2}{\lambda-T}\Big],
-
-and the outlier equation :math:`z=\frac1n\sum T_iG_i^2+u^\top(z-P)^{-1}u` becomes
-:math:`\psi_\delta(\lambda)=\varphi(\lambda)`. So the formulas hold *as written* for
-:math:`D_T` normalised by :math:`1/n` with standard Gaussian inputs (checked against
-simulation in the tests and in chapter 4).
+Normalisation (the idea of the proof of {prf:ref}`thm-spectral-asymptotics`): with
+:math:`w_\star=e_1` the bulk of :math:`D_T` is that of :math:`P=\frac1n\sum_iT_iz_iz_i^\top`,
+whose Stieltjes equation {eq}`eq-ch4-stieltjes` becomes :math:`z=\psi_\delta(\lambda)` under
+:math:`m=-\delta/\lambda`, and the outlier equation :math:`z=\frac1n\sum T_iG_i^2+
+u^\top(z-P)^{-1}u` becomes :math:`\psi_\delta=\Phi` ({eq}`eq-ch4-psi-phi`,
+{eq}`eq-ch4-outlier-equation`). So the formulas hold *as written* for :math:`D_T` normalised by
+:math:`1/n` with standard Gaussian inputs (checked against simulation in the tests and in
+chapter 4).
 """
 
 from __future__ import annotations
@@ -35,6 +28,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
@@ -48,10 +42,13 @@ from .preprocessing import (
     is_family,
     resolve_preprocessing,
 )
+from .rmt import weighted_wishart_density
 
 __all__ = [
     "NoProportionalThresholdWarning",
     "SpectralFunctions",
+    "SpectralLimit",
+    "MeanMatrix",
     "spectral_functions",
     "spectral_overlap",
     "spectral_threshold",
@@ -59,9 +56,8 @@ __all__ = [
     "bulk_density",
     "mean_matrix_coefficients",
     "weak_recovery_threshold",
+    "threshold_by_bisection",
 ]
-
-
 
 
 _EPS_SUP = 1e-9  # lambda = sup T + _EPS_SUP * scale stands for lambda -> sup T
@@ -72,25 +68,36 @@ class NoProportionalThresholdWarning(UserWarning):
 
     Then the top eigenvalue of :math:`D_T` grows with :math:`n` (it follows the largest
     :math:`T(y_i)`), its eigenvector localises on the heaviest samples, and the overlap tends
-    to 0 at every fixed :math:`\\delta` (chapter 4, "Why raw labels fail").
+    to 0 at every fixed :math:`\\delta` (chapter 4, {ref}`sec-ch4-raw-labels`).
     """
 
 
-def _as_preprocessing(T, delta=None):
-    """Resolve ``T`` (name, callable, or a delta-dependent family) to a callable of y."""
+class SpectralLimit(NamedTuple):
+    """Limits of the squared overlap ``rho2`` and of the top eigenvalue ``top`` of :math:`D_T`
+    (:func:`spectral_overlap`; ``top`` is ``inf`` when T is unbounded above)."""
 
-    return resolve_preprocessing(T, delta)  # None means the raw labels
+    rho2: float
+    top: float
+
+
+class MeanMatrix(NamedTuple):
+    """The coefficients ``mean_T`` :math:`=\\mathbb E[T(Y)]` of :math:`I` and ``beta``
+    :math:`=\\mathbb E[T(Y)\\mathrm{He}_2(G)]` of :math:`w_\\star w_\\star^\\top` in
+    {eq}`eq-ch4-mean-matrix` (:func:`mean_matrix_coefficients`)."""
+
+    mean_T: float
+    beta: float
 
 
 @dataclass(frozen=True)
 class SpectralFunctions:
     r"""The functions of the Lu-Li / Mondelli-Montanari theory at one :math:`\delta`.
 
-    Chapter 4, eqs. (psi)-(phi): for :math:`\lambda>\sup T`, with :math:`S=T/(\lambda-T)`,
-    :math:`\psi(\lambda)=\lambda(1/\delta+\mathbb E S)`,
-    :math:`\psi'(\lambda)=1/\delta-\mathbb E S^2`,
-    :math:`\varphi(\lambda)=\lambda\,\mathbb E[SG^2]`,
-    :math:`\varphi'(\lambda)=-\mathbb E[S^2G^2]`.
+    Chapter 4, {eq}`eq-ch4-psi-phi` (:math:`\Phi` there, :math:`\varphi` here): for
+    :math:`\lambda>\sup T`, with :math:`S=T/(\lambda-T)`,
+    :math:`\psi(\lambda)=\lambda(1/\delta+\mathbb E S)`, :math:`\psi'(\lambda)=1/\delta-\mathbb
+    E S^2`, :math:`\varphi(\lambda)=\lambda\,\mathbb E[SG^2]`, :math:`\varphi'(\lambda)=-\mathbb
+    E[S^2G^2]`.
 
     Attributes
     ----------
@@ -124,23 +131,63 @@ class SpectralFunctions:
         return self._law.moments(lam)
 
     def psi(self, lam):
-        """:math:`\\psi_\\delta(\\lambda)` (vectorised, lambda > sup T)."""
+        """:math:`\\psi_\\delta(\\lambda)` of {eq}`eq-ch4-psi-phi` (vectorised).
+
+        Parameters
+        ----------
+        lam : float or array_like
+            Values of :math:`\\lambda > \\sup T`.
+
+        Returns
+        -------
+        ndarray shaped like ``lam``.
+        """
         lam = np.asarray(lam, dtype=float)
         m = self._m(lam)
         return (np.atleast_1d(lam) * (1 / self.delta + m[..., 0])).reshape(lam.shape)
 
     def dpsi(self, lam):
-        """:math:`\\psi_\\delta'(\\lambda)`."""
+        """:math:`\\psi_\\delta'(\\lambda)`, the derivative of {eq}`eq-ch4-psi-phi`.
+
+        Parameters
+        ----------
+        lam : float or array_like
+            Values of :math:`\\lambda > \\sup T`.
+
+        Returns
+        -------
+        ndarray shaped like ``lam``.
+        """
         lam = np.asarray(lam, dtype=float)
         return (1 / self.delta - self._m(lam)[..., 1]).reshape(lam.shape)
 
     def phi(self, lam):
-        """:math:`\\varphi(\\lambda)`."""
+        """:math:`\\Phi(\\lambda)` of {eq}`eq-ch4-psi-phi` (written :math:`\\varphi` here).
+
+        Parameters
+        ----------
+        lam : float or array_like
+            Values of :math:`\\lambda > \\sup T`.
+
+        Returns
+        -------
+        ndarray shaped like ``lam``.
+        """
         lam = np.asarray(lam, dtype=float)
         return (np.atleast_1d(lam) * self._m(lam)[..., 2]).reshape(lam.shape)
 
     def dphi(self, lam):
-        """:math:`\\varphi'(\\lambda)`."""
+        """:math:`\\Phi'(\\lambda)`, the derivative of {eq}`eq-ch4-psi-phi`.
+
+        Parameters
+        ----------
+        lam : float or array_like
+            Values of :math:`\\lambda > \\sup T`.
+
+        Returns
+        -------
+        ndarray shaped like ``lam``.
+        """
         lam = np.asarray(lam, dtype=float)
         return (-self._m(lam)[..., 3]).reshape(lam.shape)
 
@@ -206,19 +253,22 @@ def _warn_unbounded():
     )
 
 
-def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> SpectralFunctions:
+def spectral_functions(link, delta, T=None, *, breakpoints=()) -> SpectralFunctions:
     r"""Solve the Lu-Li / Mondelli-Montanari equations at one :math:`\delta` (chapter 4).
+
+    The functions {eq}`eq-ch4-psi-phi` and the solution of {eq}`eq-ch4-outlier-equation`
+    ({prf:ref}`thm-spectral-asymptotics`).
 
     Parameters
     ----------
+    link : str or callable
+        The link :math:`\varphi`, :math:`Y=\varphi(G)`.
+    delta : float
+        Sample ratio :math:`n/d > 0`.
     T : callable or PreprocessingFamily
         Vectorised preprocessing of the labels, bounded above on the support of :math:`Y`
         (it may be unbounded below, like :math:`1-1/y`). A family (see
-        :mod:`lecnotes.spectral`) is evaluated at ``delta``.
-    delta : float
-        Sample ratio :math:`n/d > 0`.
-    link : str or callable
-        The link :math:`\varphi`, :math:`Y=\varphi(G)`.
+        :mod:`lecnotes.preprocessing`) is evaluated at ``delta``.
     breakpoints : sequence of float
         Extra points in :math:`g` where :math:`T(\varphi(g))` jumps (those of the link and
         the ``breakpoints`` attribute of ``T``, given in :math:`y`, are added automatically).
@@ -236,19 +286,20 @@ def spectral_functions(T, delta, link="quadratic", *, breakpoints=()) -> Spectra
         :func:`spectral_overlap`, which answers with the limit), or ``sup T <= 0``.
     """
     delta = V.positive_float(delta, "delta")
-    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(resolve_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         raise ValueError("T is unbounded above on the support of Y: no proportional threshold")
     return _solve(law, delta)
 
 
-def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
+def spectral_overlap(link, delta, T=None, *, breakpoints=()) -> SpectralLimit:
     r"""Limit of the squared overlap and of the top eigenvalue of :math:`D_T` (chapter 4).
 
-    Theorem (Lu & Li 2017; Mondelli & Montanari 2018), chapter 4, thm. "spectral
-    asymptotics": with :math:`\psi,\varphi` as in :class:`SpectralFunctions` and
-    :math:`\bar\lambda=\arg\min_{\lambda>\sup T}\psi`, let :math:`\lambda^\star` solve
-    :math:`\psi(\max(\lambda,\bar\lambda))=\varphi(\lambda)`. If :math:`\lambda^\star>\bar\lambda`,
+    {prf:ref}`thm-spectral-asymptotics` (Lu & Li 2017; Mondelli & Montanari 2018),
+    {eq}`eq-ch4-outlier-equation` and {eq}`eq-ch4-overlap-limit`: with :math:`\psi,\varphi` as
+    in :class:`SpectralFunctions` and :math:`\bar\lambda=\arg\min_{\lambda>\sup T}\psi`, let
+    :math:`\lambda^\star` solve :math:`\psi(\max(\lambda,\bar\lambda))=\varphi(\lambda)`. If
+    :math:`\lambda^\star>\bar\lambda`,
 
     .. math:: \rho^2\to\frac{\psi'(\lambda^\star)}{\psi'(\lambda^\star)-\varphi'(\lambda^\star)},
               \qquad \lambda_1(D_T)\to\psi(\lambda^\star);
@@ -258,29 +309,63 @@ def spectral_overlap(T, delta, link="quadratic", *, breakpoints=()):
 
     Parameters
     ----------
-    T : callable or PreprocessingFamily
-        Preprocessing (see :func:`spectral_functions`).
-    delta : float
-        :math:`n/d>0`.
     link : str or callable
         Default ``"quadratic"`` (real phase retrieval).
+    delta : float
+        :math:`n/d>0`.
+    T : callable or PreprocessingFamily
+        Preprocessing (see :func:`spectral_functions`).
     breakpoints : sequence of float
         Extra jump points of :math:`T(\varphi(g))` in :math:`g`.
 
     Returns
     -------
-    (rho2, top) : (float, float)
-        If ``T`` is unbounded above, ``(0.0, inf)`` and a
+    SpectralLimit
+        ``(rho2, top)``. If ``T`` is unbounded above, ``(0.0, inf)`` and a
         :class:`NoProportionalThresholdWarning`: the top eigenvalue diverges with ``n`` and
         the overlap vanishes at every fixed ``delta``.
     """
     delta = V.positive_float(delta, "delta")
-    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(resolve_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         _warn_unbounded()
-        return 0.0, math.inf
+        return SpectralLimit(0.0, math.inf)
     sol = _solve(law, delta)
-    return sol.rho2, sol.top
+    return SpectralLimit(sol.rho2, sol.top)
+
+
+def threshold_by_bisection(link, T, lo, hi, *, steps: int = 30) -> float:
+    r"""The threshold found by bisection on the outlier condition of the theorem (chapter 4).
+
+    The outlier condition of {prf:ref}`thm-spectral-asymptotics`, against the one-equation
+    formula {eq}`eq-ch4-threshold` of {prf:ref}`prop-threshold`.
+
+    An independent check of :func:`spectral_threshold`: bisects on whether
+    :func:`spectral_overlap` is positive, between ``lo`` (no outlier) and ``hi`` (outlier).
+
+    Parameters
+    ----------
+    link, T
+        As in :func:`spectral_overlap`.
+    lo, hi : float
+        A bracket of the threshold, ``0 < lo < hi``.
+    steps : int
+        Number of halvings (the bracket shrinks by ``2**steps``).
+
+    Returns
+    -------
+    float
+        The midpoint of the final bracket.
+    """
+    lo = V.positive_float(lo, "lo")
+    hi = V.positive_float(hi, "hi")
+    steps = V.positive_int(steps, "steps")
+    if not lo < hi:
+        raise ValueError(f"need lo < hi, got {lo}, {hi}")
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if spectral_overlap(link, mid, T).rho2 > 0 else (mid, hi)
+    return 0.5 * (lo + hi)
 
 
 def _family_threshold(family, link, breakpoints, tol):
@@ -307,13 +392,14 @@ def _family_threshold(family, link, breakpoints, tol):
     return 0.5 * (lo_ok + hi)
 
 
-def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6) -> float:
+def spectral_threshold(link, T=None, *, breakpoints=(), tol: float = 1e-6) -> float:
     r"""The weak-recovery threshold :math:`\delta_c(T)` of the spectral estimator (chapter 4).
 
     :math:`\delta_c=\inf\{\delta:\ \lambda_1(D_T)\text{ separates from the bulk}\}`. Along the
     bulk edge :math:`\psi'(\bar\lambda)=0`, i.e. :math:`\delta=1/\mathbb E[S^2]` with
     :math:`S=T/(\bar\lambda-T)`, and an outlier exists iff
-    :math:`\mathbb E[S\,(G^2-1)]>1/\delta`; so (chapter 4, eq. (threshold)) the threshold is
+    :math:`\mathbb E[S\,(G^2-1)]>1/\delta`; so ({prf:ref}`prop-threshold`,
+    {eq}`eq-ch4-threshold`) the threshold is
     found from one equation in :math:`\lambda`,
 
     .. math:: K(\lambda)=\mathbb E[S\,\mathrm{He}_2(G)]-\mathbb E[S^2]=0,\qquad
@@ -323,15 +409,16 @@ def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6
     its whole domain (:math:`\mathbb E[S^2]` finite at :math:`\lambda=\sup T` and
     :math:`K(\sup T)\ge0`) the edge sits at :math:`\bar\lambda=\sup T` and
     :math:`\delta_c=1/\mathbb E[S\,\mathrm{He}_2(G)]|_{\lambda=\sup T}`. By Cauchy-Schwarz
-    :math:`\delta_c\ge1/\mathbb E[(\mathbb E[G^2|Y]-1)^2]` (:func:`weak_recovery_threshold`).
+    :math:`\delta_c\ge1/\mathbb E[(\mathbb E[G^2|Y]-1)^2]` ({eq}`eq-ch4-delta-u`,
+    :func:`weak_recovery_threshold`).
 
     Parameters
     ----------
+    link : str or callable
     T : callable or PreprocessingFamily
         A preprocessing of the labels (bounded above), or a family ``T_delta`` used at each
         ``delta`` (then the threshold is the smallest ``delta`` at which ``T_delta`` gives an
         outlier, found by bisection, and cannot be below the family's ``delta_min``).
-    link : str or callable
     breakpoints : sequence of float
         Extra jump points in :math:`g`.
     tol : float
@@ -350,7 +437,7 @@ def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6
 
         family = get_preprocessing(T) if isinstance(T, str) else T
         return _family_threshold(family, link, breakpoints, tol)
-    law = LabelLaw(_as_preprocessing(T), link, breakpoints)
+    law = LabelLaw(resolve_preprocessing(T), link, breakpoints)
     if not law.bounded:
         _warn_unbounded()
         return math.inf
@@ -384,37 +471,40 @@ def spectral_threshold(T, link="quadratic", *, breakpoints=(), tol: float = 1e-6
     return float(1.0 / mm[1])
 
 
-def bulk_edge(T, delta, link="quadratic", *, breakpoints=()) -> float:
+def bulk_edge(link, delta, T=None, *, breakpoints=()) -> float:
     r"""Right edge :math:`\psi_\delta(\bar\lambda)` of the limiting bulk of :math:`D_T` (chapter 4).
 
-    Equals :math:`(1+\delta^{-1/2})^2` for :math:`T\equiv1` (Marchenko-Pastur). Raises
-    ``ValueError`` if ``T`` is unbounded above (then the spectrum has no finite edge).
+    The edge of the law of {prf:ref}`prop-bulk-law`, :math:`\psi_\delta(\bar\lambda)` with
+    :math:`\psi_\delta` of {eq}`eq-ch4-psi-phi`. Equals :math:`(1+\delta^{-1/2})^2` for
+    :math:`T\equiv1` (Marchenko-Pastur). Raises ``ValueError`` if ``T`` is unbounded above
+    (then the spectrum has no finite edge).
+
+    Parameters
+    ----------
+    link, delta, T, breakpoints
+        As in :func:`spectral_overlap`.
+
+    Returns
+    -------
+    float
     """
-    return spectral_functions(T, delta, link, breakpoints=breakpoints).edge
+    return spectral_functions(link, delta, T, breakpoints=breakpoints).edge
 
 
-def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 1e-9):
+def bulk_density(x, link, delta, T=None, *, breakpoints=(), eta: float = 1e-9):
     r"""Density of the limiting spectrum of :math:`\frac1n\tilde X^\top\mathrm{diag}(T)\tilde X`.
 
-    Chapter 4, eq. (generalised Marchenko-Pastur): the Stieltjes transform
-    :math:`m(z)=\lim\frac1d\operatorname{tr}(P-z)^{-1}` of
-    :math:`P=\frac1n\sum_iT(y_i)z_iz_i^\top` (:math:`z_i\sim N(0,I_{d-1})` independent of the
-    labels, :math:`d/n\to1/\delta`) solves
-
-    .. math:: z=-\frac1m+\mathbb E\Big[\frac{T}{1+Tm/\delta}\Big],\qquad \Im z>0,\ \Im m>0,
-
-    and the density is :math:`\Im m(x+i0)/\pi`. Solved by Newton's method in
-    :math:`\lambda=-\delta/m` (where the equation reads :math:`z=\psi_\delta(\lambda)`), with a
-    continuation from :math:`\Im z=1` down to ``eta``, all points at once; expectations by
-    quadrature. The atom at 0 (mass :math:`1-\delta\,\mathbb P(T(Y)\ne0)` when fewer than ``d``
-    samples have a non-zero weight) is removed: the returned function integrates to the mass
-    of the continuous part.
+    {prf:ref}`prop-bulk-law`, {eq}`eq-ch4-stieltjes`: :math:`z_i\sim N(0,I_{d-1})` independent
+    of the labels, :math:`d/n\to1/\delta`; solved by
+    :func:`lecnotes.rmt.weighted_wishart_density` with the law of :math:`T(Y)` (expectations by
+    quadrature). The atom at 0 is removed: the returned function integrates to the mass of the
+    continuous part.
 
     Parameters
     ----------
     x : array_like
         Points of the real line.
-    T, delta, link, breakpoints
+    link, delta, T, breakpoints
         As in :func:`spectral_overlap` (``T`` may be unbounded below).
     eta : float
         Final distance to the real axis.
@@ -428,57 +518,35 @@ def bulk_density(x, T, delta, link="quadratic", *, breakpoints=(), eta: float = 
     x = V.finite_array(x, "x")
     shape = x.shape
     x = x.ravel()
-    law = LabelLaw(_as_preprocessing(T, delta), link, breakpoints)
+    law = LabelLaw(resolve_preprocessing(T, delta), link, breakpoints)
     if not law.bounded:
         raise ValueError("T is unbounded above on the support of Y: the bulk has no edge")
-
-    def moments(lam):
-        # E[S], E[S^2] for complex lambda, S = lambda/(lambda - T) - 1; stacked re/im parts
-        def f(t, g):
-            s = lam[None, :] / (lam[None, :] - t[:, None]) - 1.0
-            return np.concatenate([s.real, s.imag, (s * s).real, (s * s).imag], axis=1)
-
-        r = law.expect(f)
-        k = lam.size
-        return r[:k] + 1j * r[k: 2 * k], r[2 * k: 3 * k] + 1j * r[3 * k:]
-
-    lam = None
-    scale = max(law.scale, float(np.max(np.abs(x))) if x.size else 1.0, 1.0)
-    etas = np.concatenate([scale * np.array([1.0, 0.1, 1e-2, 1e-3]), [1e-5 * scale, eta]])
-    for e in etas:
-        z = x + 1j * e
-        if lam is None:
-            m0 = -1.0 / z  # large-|z| behaviour of the Stieltjes transform
-            lam = -delta / m0
-        for _ in range(30):
-            es, es2 = moments(lam)
-            F = lam * (1 / delta + es) - z
-            dF = 1 / delta - es2
-            step = F / dF
-            new = lam - step
-            # stay in the upper half plane (Im m > 0  <=>  Im lambda > 0)
-            bad = new.imag <= 0
-            new[bad] = lam[bad].real - step[bad].real + 1j * lam[bad].imag * 0.5
-            lam = new
-            if np.max(np.abs(step) / np.maximum(np.abs(lam), 1e-300)) < 1e-12:
-                break
-    m = -delta / lam
-    # atom at 0 of mass 1 - delta P(T != 0) (fewer than d samples with a non-zero weight):
-    # its Lorentzian p0 eta / (x^2 + eta^2) is removed from Im m
-    p_nonzero = float(law.expect(lambda t, g: (t != 0).astype(float)))
-    p0 = max(0.0, 1.0 - delta * p_nonzero)
-    im = m.imag - p0 * eta / (x**2 + eta**2)
-    dens = np.maximum(im, 0.0) / np.pi
+    dens = weighted_wishart_density(x, delta, lambda f: law.expect(lambda t, g: f(t)),
+                                    scale=law.scale, eta=eta)
     return dens.reshape(shape)
 
 
-def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[float, float]:
+def mean_matrix_coefficients(link, T=None, *, breakpoints=()) -> MeanMatrix:
     r"""The two coefficients of the mean of :math:`D_T` (chapter 4).
 
     :math:`(\mathbb E[T(Y)],\ \mathbb E[T(Y)\mathrm{He}_2(G)])`.
 
-    Chapter 4, lemma (mean matrix): :math:`\mathbb E[D_T]=\mathbb E[T(Y)]\,I+
-    \mathbb E[T(Y)\mathrm{He}_2(G)]\,w_\star w_\star^\top`. By quadrature.
+    {prf:ref}`lem-mean-matrix`, {eq}`eq-ch4-mean-matrix`:
+    :math:`\mathbb E[D_T]=\mathbb E[T(Y)]\,I+\mathbb E[T(Y)\mathrm{He}_2(G)]\,w_\star
+    w_\star^\top`. By quadrature.
+
+    Parameters
+    ----------
+    link : str or callable
+    T : callable, str or None
+        Preprocessing (``None``: raw labels).
+    breakpoints : sequence of float
+        Extra jump points of :math:`T(\varphi(g))` in :math:`g`.
+
+    Returns
+    -------
+    MeanMatrix
+        ``(mean_T, beta)``.
 
     Raises
     ------
@@ -488,7 +556,7 @@ def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[fl
         (:math:`\mathbb E[1/G^2]=\infty`), detected as values below -1e12 on the quadrature
         grid; or ``T`` unbounded above.
     """
-    law = LabelLaw(_as_preprocessing(T), link, breakpoints)
+    law = LabelLaw(resolve_preprocessing(T), link, breakpoints)
     g = np.linspace(-G_CUTOFF, G_CUTOFF, 56001)
     tg = law.t(g, allow_inf=True)
     if not law.bounded or not np.all(np.isfinite(tg)) or np.min(tg) < -1e12:
@@ -497,24 +565,33 @@ def mean_matrix_coefficients(T, link="quadratic", *, breakpoints=()) -> tuple[fl
             "values on the support of Y): the mean matrix of D_T is not defined"
         )
     m = law.expect(lambda t, g: np.stack([t, t * (g * g - 1.0)], axis=-1))
-    return float(m[0]), float(m[1])
+    return MeanMatrix(float(m[0]), float(m[1]))
 
 
 def weak_recovery_threshold(link="quadratic") -> float:
-    r""":math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]` (chapter 4, correction 5).
+    r""":math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]`, {eq}`eq-ch4-delta-u` (chapter 4).
 
     The smallest threshold of any spectral estimator :math:`D_T` (the infimum of
-    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the
-    preprocessing with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase
-    retrieval the Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
-    information-theoretic weak-recovery threshold of every estimator
-    (Mondelli & Montanari 2018). Computed from
-    :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
-    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by :func:`lecnotes.exponents.conditional_hermite_norms`
-    (exact quadrature, no Monte Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0`
-    (no second-moment signal, e.g. for the sign link).
+    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the preprocessing
+    with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase retrieval the
+    Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
+    information-theoretic weak-recovery threshold of every estimator (Mondelli & Montanari
+    2018). Computed from :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
+    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by
+    :func:`lecnotes.conditional_hermite.conditional_hermite_norms` (exact quadrature, no Monte
+    Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0` (no second-moment signal, e.g. for the
+    sign link).
 
-    Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`).
+    Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`); see
+    {prf:ref}`thm-it-limit`.
+
+    Parameters
+    ----------
+    link : str or callable
+
+    Returns
+    -------
+    float
     """
 
     q = float(conditional_hermite_norms(link, 2)[1])

@@ -130,10 +130,10 @@ def _theory(preprocessing: str, delta: float):
     T = PP.get_preprocessing(preprocessing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TH.NoProportionalThresholdWarning)
-        rho2, top = TH.spectral_overlap(T, delta)
+        rho2, top = TH.spectral_overlap("quadratic", delta, T)
     if not math.isfinite(top):
         return math.nan, math.nan, math.nan
-    return rho2, top, TH.bulk_edge(T, delta)
+    return rho2, top, TH.bulk_edge("quadratic", delta, T)
 
 
 @functools.lru_cache(maxsize=16)
@@ -144,15 +144,15 @@ def _curve(preprocessing: str):
     ds = _CURVE_DELTAS[_CURVE_DELTAS > 0.5] if preprocessing == "mondelli-montanari" else (
         _CURVE_DELTAS
     )
-    rho2 = np.array([TH.spectral_overlap(T, x)[0] for x in ds])
-    return ds, rho2, TH.spectral_threshold(T)
+    rho2 = np.array([TH.spectral_overlap("quadratic", x, T).rho2 for x in ds])
+    return ds, rho2, TH.spectral_threshold("quadratic", T)
 
 
 @functools.lru_cache(maxsize=32)
 def _density(preprocessing: str, delta: float, lo: float, hi: float):
     x = np.linspace(lo, hi, 161)
     T = PP.get_preprocessing(preprocessing)
-    return x, TH.bulk_density(x, T, delta)
+    return x, TH.bulk_density(x, "quadratic", delta, T)
 
 
 def spectral_explorer_state(
