@@ -36,6 +36,7 @@ exponent functions raise :class:`ExponentNotFound`; they never return ``kmax``.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
@@ -45,6 +46,7 @@ from . import _validate as V
 from .conditional_hermite import check_kmax, conditional_hermite_norms, resolve_link
 from .hermite import gaussian_expectation, hermite_coefficients
 from .label_law import KMAX_LIMIT, evaluate, gauss, pieces
+from .targets import GEN4_A, gen4_partner
 
 __all__ = [
     "INFO_RTOL",
@@ -55,8 +57,13 @@ __all__ = [
     "generative_exponent",
     "large_noise_asymptotics",
     "gen4_partner",
+    "Gen4Stats",
     "gen4_stats",
     "gen4_interval",
+    "format_number",
+    "markdown_table",
+    "random_polynomial_links",
+    "noise_decay",
 ]
 
 
@@ -66,10 +73,6 @@ INFO_RTOL = 1e-9
 
 GEN_TOL = 1e-10
 """Absolute tolerance of :func:`generative_exponent` on ``E[zeta_k(Y)^2]`` (in [0, 1])."""
-
-
-GEN4_A = 0.2254
-r"""The ``a`` of ``LINKS["gen4"]``: the maximiser of :math:`\mathbb E[\zeta_4(Y)^2]`, rounded."""
 
 
 class ExponentNotFound(ValueError):
@@ -245,16 +248,39 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
     )
 
 
-def gen4_partner(a: float) -> float:
-    """The b > 1 with a exp(-a^2/2) = b exp(-b^2/2) (same value of g*gamma(g))."""
-    return brentq(lambda b: a * gauss(a) - b * gauss(b), 1.0, 40.0, xtol=1e-15, rtol=1e-15)
+class Gen4Stats(NamedTuple):
+    r"""The member :math:`\mathbb 1\{a<|u|<b\}` of the generative-exponent-4 family."""
+
+    b: float
+    """The partner :math:`b` of :math:`a` (:func:`lecnotes.targets.gen4_partner`)."""
+    p_one: float
+    r""":math:`P = \mathbb P(Y = 1) = 2(\Phi(b)-\Phi(a))`."""
+    zeta4_norm: float
+    r""":math:`\mathbb E[\zeta_4(Y)^2] = N_4^2/(P(1-P))`."""
 
 
-def gen4_stats(a: float):
+def gen4_stats(a: float) -> Gen4Stats:
+    r"""Closed forms of the generative-exponent-4 link with inner end ``a`` (chapter 2).
+
+    With :math:`b` the partner of :math:`a` ({eq}`eq-ch2-gen4-partner`),
+    :math:`P=\mathbb P(Y=1)` and :math:`N_4 = 2\int_a^b h_4\gamma =
+    2(\mathrm{He}_3(a)\gamma(a)-\mathrm{He}_3(b)\gamma(b))/\sqrt{24}`,
+    :math:`\mathbb E[\zeta_4(Y)^2] = N_4^2/(P(1-P))` ({eq}`eq-ch2-gen4-zeta4`).
+
+    Parameters
+    ----------
+    a : float
+        Inner end of the interval, in (0, 1).
+
+    Returns
+    -------
+    Gen4Stats
+        ``(b, p_one, zeta4_norm)``.
+    """
     b = gen4_partner(a)
     p = 2.0 * (ndtr(b) - ndtr(a))
     n4 = 2.0 * ((a**3 - 3 * a) * gauss(a) - (b**3 - 3 * b) * gauss(b)) / math.sqrt(24.0)
-    return b, p, n4**2 / (p * (1.0 - p))
+    return Gen4Stats(b, float(p), float(n4**2 / (p * (1.0 - p))))
 
 
 def gen4_interval(a="max"):
@@ -292,3 +318,105 @@ def gen4_interval(a="max"):
         if not a_val < 1.0:
             raise ValueError(f"a must lie in (0, 1), got {a!r}")
     return float(a_val), float(gen4_partner(a_val))
+
+
+# ---------------------------------------------------------------------------------------
+# The chapter's tables and sweeps.
+
+
+def format_number(v: float, fmt: str = "+.4f") -> str:
+    """Format a number for the chapter's tables, printing quadrature zeros (below 5e-13) as 0.
+
+    Parameters
+    ----------
+    v : float
+        The number.
+    fmt : str
+        A format specification for :func:`format`.
+
+    Returns
+    -------
+    str
+    """
+    return "0" if abs(v) < 5e-13 else format(v, fmt)
+
+
+def markdown_table(header, rows) -> str:
+    """A Markdown table from a header and rows of already formatted cells.
+
+    A bar ``|`` inside a cell is written ``\\vert`` (it would end the cell).
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        The cells, converted with :class:`str`.
+
+    Returns
+    -------
+    str
+        The table, one line per row (display it with ``IPython.display.Markdown``).
+    """
+
+    def cell(v):
+        return str(v).replace("|", "\\vert ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(cell, r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def random_polynomial_links(count: int, rng=None) -> list:
+    r"""Random polynomial links :math:`\sum_{j=\ell}^{D} a_j\mathrm{He}_j` with :math:`\ell\ge3`.
+
+    The test of {prf:ref}`prop-ch2-polynomial-ge` (every non-constant polynomial has
+    generative exponent at most 2) on links whose information exponent is at least 3: for each
+    link, the lowest degree :math:`\ell` is uniform in {3, 4, 5}, the degree :math:`D` in
+    {6, 7, 8}, the coefficients standard Gaussian, and with probability 1/2 the odd ones are
+    set to zero (an even polynomial). Drawn in this order from one generator.
+
+    Parameters
+    ----------
+    count : int
+        Number of links.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    list of callable
+        Vectorised links.
+    """
+    count = V.positive_int(count, "count")
+    gen = V.generator(rng)
+    out = []
+    for _ in range(count):
+        low, deg = gen.integers(3, 6), gen.integers(6, 9)
+        coef = gen.standard_normal(deg + 1) * (np.arange(deg + 1) >= low)
+        if gen.random() < 0.5:
+            coef[1::2] = 0  # an even polynomial
+        out.append(lambda u, c=coef: np.polynomial.hermite_e.hermeval(u, c))
+    return out
+
+
+def noise_decay(link, k: int, taus) -> np.ndarray:
+    r""":math:`\mathbb E[\zeta_k(Y)^2]` for :math:`Y = \varphi(G)+\tau Z` over noise levels.
+
+    The decay that {prf:ref}`prop-ch2-noise` and :func:`large_noise_asymptotics` describe.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link.
+    k : int
+        Degree.
+    taus : array_like
+        Noise levels :math:`\tau > 0`.
+
+    Returns
+    -------
+    ndarray shaped like ``taus``
+    """
+    k = V.positive_int(k, "k")
+    return np.array([conditional_hermite_norms(link, k, noise=t)[k - 1] for t in taus])

@@ -9,6 +9,8 @@ The first-moment (Stein) estimator with label preprocessing :math:`T` is
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import _validate as V
@@ -23,6 +25,8 @@ __all__ = [
     "simulate_first_moment_overlaps",
     "loss_preprocessing",
     "single_neuron_gradient",
+    "StepComparison",
+    "step_versus_estimator",
 ]
 
 
@@ -162,3 +166,56 @@ def single_neuron_gradient(X, y, w, activation="tanh", loss="square") -> np.ndar
     u = X @ w
     weights = np.asarray(g(y, act.sigma(u)), dtype=float) * act.dsigma(u)
     return X.T @ weights / X.shape[0]
+
+
+class StepComparison(NamedTuple):
+    """One gradient step against the first-moment estimator (:func:`step_versus_estimator`)."""
+
+    loss: str
+    """The loss of the step."""
+    init: str
+    """The name of the initialisation."""
+    one_minus_cos: float
+    r""":math:`1-\\cos` of the angle between the step and :math:`v_T`."""
+    overlap: float
+    r"""The overlap of the step with :math:`w_\\star`."""
+
+
+def step_versus_estimator(X, y, w_star, inits: dict, losses=("square", "huber"),
+                          activation="tanh") -> list:
+    r"""One gradient step of a single neuron against the first-moment estimator (chapter 3).
+
+    For each loss and initialisation :math:`w`, the step :math:`-\nabla\hat R(w)`
+    (:func:`single_neuron_gradient`) is compared with :math:`v_T` for the preprocessing
+    :math:`T = -\partial_f\ell(\cdot;\sigma(0))` of :func:`loss_preprocessing`: at :math:`w = 0`
+    they are parallel ({prf:ref}`prop-first-moment-mean` applied to the step).
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Inputs.
+    y : array_like (n,)
+        Labels.
+    w_star : array_like (d,)
+        The direction to recover.
+    inits : dict
+        name -> initial weight vector (d,).
+    losses : sequence of str
+        Losses of :data:`lecnotes.activations.LOSSES`.
+    activation : str
+        Activation of the neuron.
+
+    Returns
+    -------
+    list of StepComparison
+        One per (loss, initialisation), losses in the outer loop.
+    """
+    f0 = float(get_activation(activation).sigma(np.zeros(1))[0])
+    out = []
+    for loss in losses:
+        v = first_moment(X, y, T=loss_preprocessing(loss, f0=f0))
+        for name, w in inits.items():
+            g = -single_neuron_gradient(X, y, w, activation=activation, loss=loss)
+            cos = g @ v / np.linalg.norm(g)
+            out.append(StepComparison(loss, name, float(1 - cos), overlap(g, w_star)))
+    return out

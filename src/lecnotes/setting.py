@@ -1,14 +1,239 @@
-r"""Chapter 0, the setting: single- and multi-index models, Hermite analysis, overlaps.
+r"""Chapter 0, the setting: the seed sweeps of its checks.
 
-The chapter uses the foundation modules only (:mod:`lecnotes.targets`,
-:mod:`lecnotes.hermite`, :mod:`lecnotes.overlaps`, :mod:`lecnotes.first_moment`); its seed
-sweeps are written in the notebook for now. This module is where they go (issue 15, phase 2).
+Single- and multi-index data come from :mod:`lecnotes.targets`, Hermite analysis from
+:mod:`lecnotes.hermite` and the overlap from :mod:`lecnotes.overlaps`; the first-moment
+vector :math:`v = \frac1n\sum_i y_ix_i` of chapter 0 is one matrix-vector product (its
+preprocessed form is :func:`lecnotes.first_moment.first_moment`, chapter 3). This module runs
+the chapter's loops over seeds:
+the overlap of a random direction, Stein's lemma on data, the first-moment overlap of the
+ReLU and of :math:`u^2`, and the staircase. Every sweep returns a named result with the seeds
+on axis 0.
 """
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _validate as V
+from .hermite import he
+from .overlaps import overlap
+from .targets import multi_index, single_index, staircase
+
 __all__ = [
+    "random_direction_overlaps",
+    "sign_coefficients",
+    "SteinResult",
+    "stein_sweep",
+    "first_moment_sweep",
+    "quadratic_moment_sweep",
+    "StaircaseResult",
+    "staircase_sweep",
 ]
 
 
+def random_direction_overlaps(d: int, draws: int, rng=None) -> np.ndarray:
+    r""":math:`d\rho^2` for ``draws`` uniformly random directions in dimension ``d``.
 
+    Checks {prf:ref}`def-overlap` of chapter 0: a random direction has
+    :math:`\mathbb E[\rho^2] = 1/d`. By rotation invariance :math:`w_\star = e_1`, and a random
+    direction is a normalised standard Gaussian vector.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    draws : int
+        Number of random directions.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    ndarray (draws,)
+        :math:`d\,\langle w, e_1\rangle^2/\|w\|^2` for each draw.
+    """
+    d = V.positive_int(d, "d")
+    draws = V.positive_int(draws, "draws")
+    W = V.generator(rng).standard_normal((draws, d))
+    return d * (W[:, 0] / np.linalg.norm(W, axis=1)) ** 2
+
+
+def sign_coefficients(kmax: int) -> np.ndarray:
+    r"""Closed form of the normalised Hermite coefficients of :math:`\operatorname{sign}`.
+
+    :math:`c_k = 2\varphi(0)\mathrm{He}_{k-1}(0)/\sqrt{k!}` for odd :math:`k` and 0 for even
+    :math:`k` (chapter 0, {prf:ref}`def-hermite`, with :math:`\varphi` the standard
+    Gaussian density).
+
+    Parameters
+    ----------
+    kmax : int
+        Largest degree.
+
+    Returns
+    -------
+    ndarray (kmax + 1,)
+        :math:`c_0, \dots, c_{k_{\max}}`.
+    """
+    kmax = V.positive_int(kmax, "kmax", minimum=0)
+    out = np.zeros(kmax + 1)
+    for k in range(1, kmax + 1, 2):
+        out[k] = 2 / math.sqrt(2 * math.pi) * he(k - 1, 0.0) / math.sqrt(math.factorial(k))
+    return out
+
+
+class SteinResult(NamedTuple):
+    r"""Stein's lemma on data: per seed, the component of :math:`v` along and orthogonal to
+    :math:`w_\star`."""
+
+    along: np.ndarray
+    """:math:`\\langle v, w_\\star\\rangle`, shape (seeds,)."""
+    perp: np.ndarray
+    """:math:`\\|v - \\langle v, w_\\star\\rangle w_\\star\\|^2`, shape (seeds,)."""
+
+
+def stein_sweep(link, d: int, n: int, seeds: int, rng=0) -> SteinResult:
+    r"""The vector :math:`v = \frac1n\sum_i y_ix_i` over seeds (chapter 0, {prf:ref}`lem-stein`).
+
+    By Stein's lemma :math:`\mathbb E\langle v, w_\star\rangle = \mathbb E[\varphi'(G)]`, and
+    the orthogonal part has :math:`\mathbb E\|v_\perp\|^2 = (d-1)\mathbb E[\varphi(G)^2]/n`.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link :math:`\varphi`.
+    d, n : int
+        Dimension and number of samples.
+    seeds : int
+        Number of independent data sets.
+    rng : int
+        Base seed; seed index ``s`` draws its data with the integer seed ``rng + s``.
+
+    Returns
+    -------
+    SteinResult
+        ``along`` and ``perp``, each of shape (seeds,).
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    along, perp = np.empty(seeds), np.empty(seeds)
+    for s in range(seeds):
+        X, y, w = single_index(n, d, link, rng=rng + s)
+        v = X.T @ y / n
+        along[s] = v @ w
+        perp[s] = np.sum((v - (v @ w) * w) ** 2)
+    return SteinResult(along, perp)
+
+
+def first_moment_sweep(link, d: int, deltas, seeds: int, rng=0) -> np.ndarray:
+    r"""Squared overlap :math:`\rho^2` of the first-moment estimator on raw labels (chapter 0).
+
+    The estimator is :math:`v = \frac1n\sum_i y_ix_i` (chapter 3,
+    {prf:ref}`prop-first-moment-mean`); chapter 0 compares it with its limit
+    :math:`\delta c_1^2/(\delta c_1^2 + \mathbb E[y^2])`.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link.
+    d : int
+        Dimension.
+    deltas : array_like
+        Sample ratios; ``n = int(delta d)``.
+    seeds : int
+        Number of seeds.
+    rng : int
+        Base seed; seed index ``s`` uses one generator seeded ``rng + 1000 d + s`` for all
+        ``deltas`` in turn.
+
+    Returns
+    -------
+    ndarray (seeds, len(deltas))
+        :math:`\rho^2`.
+    """
+    deltas = V.finite_array(deltas, "deltas", ndim=1)
+    seeds = V.positive_int(seeds, "seeds")
+    out = np.empty((seeds, len(deltas)))
+    for s in range(seeds):
+        gen = np.random.default_rng(rng + 1000 * d + s)
+        for j, delta in enumerate(deltas):
+            X, y, w = single_index(int(delta * d), d, link, rng=gen)
+            out[s, j] = overlap(X.T @ y, w) ** 2  # the overlap does not see the scale of v
+    return out
+
+
+def quadratic_moment_sweep(d: int, n: int, reps: int, rng=None) -> SteinResult:
+    r"""Signal and noise of :math:`v = \frac1n\sum_i y_ix_i` for the link :math:`u^2` (chapter 0).
+
+    The mean of :math:`v` vanishes (:math:`c_1 = 0`), and the fluctuations set the overlap:
+    :math:`n\,\mathbb E\langle v,w_\star\rangle^2 = \mathbb E[G^6] = 15` and
+    :math:`n\,\mathbb E[v_j^2] = \mathbb E[G^4] = 3` for every orthogonal coordinate.
+
+    Parameters
+    ----------
+    d, n : int
+        Dimension and number of samples.
+    reps : int
+        Number of repetitions, drawn in turn from one generator.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    SteinResult
+        ``along`` = :math:`n\langle v, w_\star\rangle^2` and ``perp`` =
+        :math:`n\|v_\perp\|^2/(d-1)`, each of shape (reps,).
+    """
+    reps = V.positive_int(reps, "reps")
+    gen = V.generator(rng)
+    along, perp = np.empty(reps), np.empty(reps)
+    for r in range(reps):
+        X, y, w = single_index(n, d, "quadratic", rng=gen)
+        v = X.T @ y / n
+        along[r] = n * (v @ w) ** 2
+        perp[r] = n * np.sum((v - (v @ w) * w) ** 2) / (d - 1)
+    return SteinResult(along, perp)
+
+
+class StaircaseResult(NamedTuple):
+    """First-moment overlaps with the two directions of the staircase, per seed."""
+
+    first: np.ndarray
+    r""":math:`\\rho_1^2`, overlap with :math:`w_1`, shape (seeds,)."""
+    second: np.ndarray
+    r""":math:`(d-1)\\rho_2^2`, overlap with :math:`w_2` scaled by the noise level, (seeds,)."""
+
+
+def staircase_sweep(d: int, delta: int, seeds: int, rng=0) -> StaircaseResult:
+    r"""The first-moment estimator on the staircase :math:`z_1 + z_1z_2` (chapter 0).
+
+    Multi-index data ({prf:ref}`def-index-models`) with the two-level
+    :func:`lecnotes.targets.staircase`: the estimator sees :math:`w_1` (:math:`c_1 = 1`) and
+    only noise along :math:`w_2`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    delta : int
+        Sample ratio, ``n = delta d``.
+    seeds : int
+        Number of seeds.
+    rng : int
+        Base seed; seed index ``s`` draws its data with the integer seed ``rng + s``.
+
+    Returns
+    -------
+    StaircaseResult
+        ``first`` and ``second``, each of shape (seeds,).
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    first, second = np.empty(seeds), np.empty(seeds)
+    for s in range(seeds):
+        X, y, W = multi_index(delta * d, d, staircase(2), k=2, rng=rng + s)
+        v = X.T @ y / X.shape[0]
+        first[s] = overlap(v, W[0]) ** 2
+        second[s] = (d - 1) * overlap(v, W[1]) ** 2
+    return StaircaseResult(first, second)

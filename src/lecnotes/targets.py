@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 
 from . import _validate as V
 from .hermite import gaussian_expectation, he
@@ -35,6 +36,9 @@ __all__ = [
     "HE3",
     "two_direction_link",
     "link_moments",
+    "GEN4_A",
+    "GEN4_B",
+    "gen4_partner",
 ]
 
 
@@ -254,15 +258,46 @@ def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
     return g
 
 
-# Appended for chapter 2 (see lecnotes.exponents.gen4_interval): the generative-exponent-4
-# link 1{a < |u| < b}, a = 0.2254 (the maximiser of E[zeta_4(Y)^2] over the family, rounded)
-# and b > 1 the solution of a exp(-a^2/2) = b exp(-b^2/2), so E[G^2 | Y] = 1 on both labels.
-# Chapter 5 uses it as its running example.
+GEN4_A = 0.2254
+r"""The ``a`` of ``LINKS["gen4"]``: the maximiser 0.225409... of :math:`\mathbb E[\zeta_4(Y)^2]`
+over the family :math:`\mathbb 1\{a<|u|<b(a)\}` of chapter 2, rounded to four digits (the one
+source of this constant; :func:`lecnotes.exponents.gen4_interval` derives the rest)."""
+
+
+def gen4_partner(a: float) -> float:
+    r"""The :math:`b > 1` with :math:`ae^{-a^2/2} = be^{-b^2/2}`, for :math:`0 < a < 1`.
+
+    Chapter 2, {eq}`eq-ch2-gen4-partner`: with this partner the indicator
+    :math:`\mathbb 1\{a<|u|<b\}` has :math:`\zeta_2\equiv0`, hence generative exponent 4.
+
+    Parameters
+    ----------
+    a : float
+        The inner end, in (0, 1).
+
+    Returns
+    -------
+    float
+        The outer end :math:`b`, to machine precision (Brent's method).
+    """
+    a = float(a)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"a must lie in (0, 1), got {a!r}")
+    fa = a * math.exp(-0.5 * a * a)
+    return float(brentq(lambda b: fa - b * math.exp(-0.5 * b * b), 1.0, 40.0,
+                        xtol=1e-15, rtol=1e-15))
+
+
+GEN4_B = gen4_partner(GEN4_A)
+"""The ``b`` of ``LINKS["gen4"]``, :func:`gen4_partner` of :data:`GEN4_A` (2.131777344456144)."""
+
+# The generative-exponent-4 link of chapter 2, 1{a < |u| < b}, so that E[G^2 | Y] = 1 on both
+# labels. Chapter 5 uses it as its running example.
 LINKS["gen4"] = Link(
     "gen4",
-    lambda u: ((np.abs(u) > 0.2254) & (np.abs(u) < 2.131777344456144)).astype(float),
+    lambda u: ((np.abs(u) > GEN4_A) & (np.abs(u) < GEN4_B)).astype(float),
     r"\mathbb{1}\{a<|u|<b\}",
-    (-2.131777344456144, -0.2254, 0.2254, 2.131777344456144),
+    (-GEN4_B, -GEN4_A, GEN4_A, GEN4_B),
 )
 
 
