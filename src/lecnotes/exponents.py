@@ -4,16 +4,18 @@ Setting (chapter 2): :math:`G\sim N(0,1)` and the label :math:`Y=\varphi(G)+\tau
 :math:`Z\sim N(0,1)` independent of :math:`G` (``noise`` :math:`=\tau\ge 0`). With the
 normalised Hermite polynomials :math:`h_k=\mathrm{He}_k/\sqrt{k!}`:
 
-* the **information exponent** (chapter 2, eq. (IE)) is the index of the first non-zero
-  Hermite coefficient :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`, :math:`k\ge1`;
-* the **generative exponent** (chapter 2, eq. (GE); Damian, Pillaud-Vivien, Lee, Bruna 2024)
+* the **information exponent** (chapter 2, {prf:ref}`def-ch2-information-exponent`) is the
+  index of the first non-zero Hermite coefficient :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`,
+  :math:`k\ge1`;
+* the **generative exponent** (chapter 2, {prf:ref}`def-ch2-generative-exponent`; Damian,
+  Pillaud-Vivien, Lee, Bruna 2024)
   is :math:`k_\star=\min\{k\ge1:\ \mathbb E[\zeta_k(Y)^2]>0\}` with
   :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]`, equivalently the smallest information
   exponent of :math:`T(Y)` over square-integrable label transformations :math:`T`.
 
-Additive independent label noise changes neither exponent (chapter 2, proposition
-(noise)); it only shrinks :math:`\mathbb E[\zeta_k(Y)^2]`, like :math:`C\tau^{-2m}` for large
-:math:`\tau` (:func:`large_noise_asymptotics`).
+Additive independent label noise changes neither exponent (chapter 2,
+{prf:ref}`prop-ch2-noise`); it only shrinks :math:`\mathbb E[\zeta_k(Y)^2]`, like
+:math:`C\tau^{-2m}` for large :math:`\tau` (:func:`large_noise_asymptotics`).
 
 The conditional Hermite functions :math:`\zeta_k` and their norms are computed without Monte
 Carlo by :mod:`lecnotes.conditional_hermite` on the piece decomposition of
@@ -43,10 +45,10 @@ from scipy.optimize import brentq
 from scipy.special import ndtr
 
 from . import _validate as V
-from .conditional_hermite import check_kmax, conditional_hermite_norms, resolve_link
+from .conditional_hermite import check_kmax, conditional_hermite_norms
 from .hermite import gaussian_expectation, hermite_coefficients
 from .label_law import KMAX_LIMIT, evaluate, gauss, pieces
-from .targets import GEN4_A, gen4_partner
+from .targets import GEN4_A, gen4_partner, get_link
 
 __all__ = [
     "INFO_RTOL",
@@ -55,6 +57,7 @@ __all__ = [
     "ExponentNotFound",
     "information_exponent",
     "generative_exponent",
+    "NoiseAsymptotics",
     "large_noise_asymptotics",
     "gen4_partner",
     "Gen4Stats",
@@ -95,7 +98,7 @@ class ExponentNotFound(ValueError):
 
 
 def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int:
-    r"""The information exponent of a link (chapter 2, eq. (IE)).
+    r"""The information exponent of a link (chapter 2, {prf:ref}`def-ch2-information-exponent`).
 
     :math:`\min\{k\ge1: c_k\neq0\}`, :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`, where
     :math:`c_k` counts as non-zero when :math:`|c_k| > \mathrm{rtol}\cdot\mathrm{sd}(\varphi(G))`
@@ -126,7 +129,7 @@ def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int
     ValueError
         For an unknown name, a non-callable link, or a bad ``kmax`` / ``rtol``.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     kmax = check_kmax(kmax)
     rtol = V.positive_float(rtol, "rtol")
     P = pieces(phi)
@@ -152,7 +155,10 @@ def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int
 
 
 def generative_exponent(link, kmax: int = 8, noise: float = 0.0, *, tol: float = GEN_TOL) -> int:
-    r"""The generative exponent :math:`k_\star` (chapter 2, eq. (GE); Damian et al. 2024).
+    r"""The generative exponent :math:`k_\star` (chapter 2, {eq}`eq-ch2-generative-exponent`).
+
+    {prf:ref}`def-ch2-generative-exponent` (Damian et al. 2024).
+
 
     :math:`k_\star=\min\{k\ge1:\mathbb E[\zeta_k(Y)^2]>\mathrm{tol}\}` with
     :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]` and :math:`Y=\varphi(G)+\tau Z`; equivalently
@@ -200,17 +206,27 @@ def generative_exponent(link, kmax: int = 8, noise: float = 0.0, *, tol: float =
     return int(hits[0] + 1)
 
 
-def large_noise_asymptotics(link, k: int, mmax: int = 8):
+class NoiseAsymptotics(NamedTuple):
+    r"""The large-noise law :math:`\mathbb E[\zeta_k(Y)^2]\sim C\tau^{-2m}`."""
+
+    m: int
+    """The order :math:`m`."""
+    C: float
+    """The constant :math:`C`."""
+
+
+def large_noise_asymptotics(link, k: int, mmax: int = 8) -> NoiseAsymptotics:
     r"""Leading large-noise behaviour :math:`\mathbb E[\zeta_k(Y)^2]\sim C\tau^{-2m}` (chapter 2).
 
     Expanding :math:`p_\tau(y-\varphi)/p_\tau(y)=\sum_m \mathrm{He}_m(y/\tau)(\varphi/\tau)^m/m!`
     gives, as :math:`\tau\to\infty`, :math:`\mathbb E[\zeta_k(Y)^2] = C\tau^{-2m}(1+o(1))` with
     :math:`m=\min\{m\ge1:\mathbb E[\varphi(G)^mh_k(G)]\neq0\}` and
-    :math:`C=\mathbb E[\varphi(G)^mh_k(G)]^2/m!` (chapter 2, eq. (large noise)).
+    :math:`C=\mathbb E[\varphi(G)^mh_k(G)]^2/m!` (chapter 2, after {prf:ref}`prop-ch2-noise`).
 
     Parameters
     ----------
     link : callable or str
+        The link :math:`\varphi`.
     k : int
         Degree ``>= 1``.
     mmax : int
@@ -218,7 +234,8 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
 
     Returns
     -------
-    (m, C) : (int, float)
+    NoiseAsymptotics
+        ``(m, C)``.
 
     Raises
     ------
@@ -226,7 +243,7 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
         If :math:`\mathbb E[\varphi^m h_k]=0` (relative to :data:`INFO_RTOL`) for all
         ``m <= mmax``.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     k = V.positive_int(k, "k", minimum=1)
     if k > KMAX_LIMIT:
         raise ValueError(f"k must be <= {KMAX_LIMIT}, got {k}")
@@ -242,7 +259,7 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
         norm = math.sqrt(float(sq))
         vals.append(abs(float(c[k])) / norm if norm > 0 else 0.0)
         if norm > 0 and abs(float(c[k])) > INFO_RTOL * norm:
-            return m, float(c[k]) ** 2 / math.factorial(m)
+            return NoiseAsymptotics(m, float(c[k]) ** 2 / math.factorial(m))
     raise ExponentNotFound(
         f"E[phi(G)^m h_{k}(G)] = 0 for every m <= {mmax}", mmax, np.asarray(vals)
     )
@@ -286,7 +303,7 @@ def gen4_stats(a: float) -> Gen4Stats:
 def gen4_interval(a="max"):
     r"""The interval :math:`(a,b)` of the generative-exponent-4 link :math:`\mathbb 1\{a<|u|<b\}`.
 
-    Chapter 2, section (a link with :math:`k_\star=4`). With :math:`A=\{a<|G|<b\}` and
+    Chapter 2, {eq}`eq-ch2-gen4-partner` and {eq}`eq-ch2-gen4-zeta4`. With :math:`A=\{a<|G|<b\}` and
     :math:`Y=\mathbb 1_A(G)`: odd :math:`\zeta_k` vanish by symmetry, and
     :math:`\int_a^b\mathrm{He}_2\gamma=a\gamma(a)-b\gamma(b)`, so :math:`\zeta_2\equiv0`
     (equivalently :math:`\mathbb E[G^2\mid Y]=1` on both labels) exactly when
@@ -301,6 +318,11 @@ def gen4_interval(a="max"):
     * ``"balanced"``: :math:`\mathbb P(Y=1)=1/2`, :math:`a\approx0.50897`,
       :math:`b\approx1.59474`, :math:`\mathbb E[\zeta_4^2]\approx0.1107`;
     * a float ``a`` in (0, 1): that member.
+
+    Parameters
+    ----------
+    a : {"max", "balanced"} or float
+        Which member of the family.
 
     Returns
     -------

@@ -1,7 +1,8 @@
 r"""Chapter 1, mean-field vs NTK training: path norms, Rademacher bounds, movement of the weights.
 
 The measures of chapter 1 on top of :mod:`lecnotes.networks` and :mod:`lecnotes.kernels`: the
-path norm and its Rademacher-complexity bound, and how far training moves the weights.
+path norm and its Rademacher-complexity bound, and how far training moves the weights; and the
+chapter's experiments, sweeps over seeds, widths and sample sizes (seeds on axis 0).
 """
 
 from __future__ import annotations
@@ -58,11 +59,24 @@ __all__ = [
 
 
 def path_norm(W, a, scaling="mf") -> float:
-    r"""Path norm :math:`s_m\sum_k|a_k|\,\|w_k\|` (chapter 1, eq. (path norm)).
+    r"""Path norm :math:`s_m\sum_k|a_k|\,\|w_k\|` (chapter 1, {prf:ref}`lem-ch1-three-balls`).
 
     For a positively homogeneous activation (ReLU) it bounds the Barron norm of the network
     function; with ``scaling="mf"`` it is :math:`\frac1m\sum_k|a_k|\|w_k\|`, of order one along
     mean-field training.
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+        First layer.
+    a : array_like (m,)
+        Second layer.
+    scaling : str
+        ``"mf"`` or ``"ntk"`` ({prf:ref}`def-ch1-scalings`), which sets :math:`s_m`.
+
+    Returns
+    -------
+    float
     """
     W, a = check_params(W, a)
     s = output_scale(W.shape[0], scaling)
@@ -72,8 +86,19 @@ def path_norm(W, a, scaling="mf") -> float:
 def path_norm_rademacher_bound(X, B: float) -> float:
     r"""Bound on the Rademacher complexity of ReLU networks with path norm at most ``B``.
 
-    Chapter 1, eq. (path-norm bound) (Neyshabur, Tomioka, Srebro 2015):
+    Chapter 1, {prf:ref}`lem-ch1-three-balls` (Neyshabur, Tomioka, Srebro 2015):
     :math:`\widehat{\mathfrak R}_n \le 2B\sqrt{\sum_i\|x_i\|^2}/n`.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Inputs.
+    B : float
+        Path-norm radius.
+
+    Returns
+    -------
+    float
     """
     X = V.finite_array(X, "X", ndim=2)
     if X.shape[0] < 1:
@@ -83,7 +108,19 @@ def path_norm_rademacher_bound(X, B: float) -> float:
 
 
 def relative_movement(W, W0) -> float:
-    r""":math:`\|W-W_0\|_F/\|W_0\|_F`, the relative movement of the first layer (chapter 1)."""
+    r""":math:`\|W-W_0\|_F/\|W_0\|_F`, the relative movement of the first layer (chapter 1).
+
+    The left side of {eq}`eq-ch1-lazy-movement`.
+
+    Parameters
+    ----------
+    W, W0 : array_like (m, d)
+        First layer after and before training.
+
+    Returns
+    -------
+    float
+    """
     W = V.finite_array(W, "W", ndim=2)
     W0 = V.finite_array(W0, "W0", ndim=2)
     if W.shape != W0.shape:
@@ -98,7 +135,19 @@ def param_distance(W, a, W0, a0) -> float:
     r""":math:`\|\theta-\theta_0\| = (\|W-W_0\|_F^2+\|a-a_0\|^2)^{1/2}` (chapter 1).
 
     In the lazy regime it bounds the RKHS norm (for the tangent kernel at initialisation) of
-    the change of the network function, the "norm budget" of the linearised model.
+    the change of the network function, the "norm budget" of the linearised model
+    ({eq}`eq-ch1-linearised`, {prf:ref}`lem-ch1-three-balls`).
+
+    Parameters
+    ----------
+    W, a : array_like
+        Parameters after training, (m, d) and (m,).
+    W0, a0 : array_like
+        Parameters at initialisation.
+
+    Returns
+    -------
+    float
     """
     W, a = check_params(W, a)
     W0, a0 = check_params(W0, a0)
@@ -107,15 +156,11 @@ def param_distance(W, a, W0, a0) -> float:
     return float(np.sqrt(np.sum((W - W0) ** 2) + np.sum((a - a0) ** 2)))
 
 
-# ---------------------------------------------------------------------------------------
-# The chapter's experiments: sweeps over seeds, widths and sample sizes (seeds on axis 0).
-
-
 def target(u) -> np.ndarray:
     r"""The running single-index link of chapter 1, :math:`\varphi = h_1 + h_2`.
 
-    :math:`\varphi(u) = \mathrm{He}_1(u) + \mathrm{He}_2(u)/\sqrt2`, unit-norm degree-1 and
-    degree-2 parts ({prf:ref}`def-ch1-scalings` trains networks on it).
+    {eq}`eq-ch1-target`: :math:`\varphi(u) = \mathrm{He}_1(u) + \mathrm{He}_2(u)/\sqrt2`,
+    unit-norm degree-1 and degree-2 parts.
 
     Parameters
     ----------
@@ -147,7 +192,7 @@ def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
                    steps: int = 5000, n_test: int = 500) -> MovementResult:
     r"""How far training to a fixed loss moves the weights, over widths (chapter 1).
 
-    Checks {prf:ref}`prop-ch1-lazy-movement`: in the NTK scaling
+    Checks {prf:ref}`prop-ch1-lazy-movement` ({eq}`eq-ch1-lazy-movement`): in the NTK scaling
     ({prf:ref}`def-ch1-scalings`) the relative movement of :math:`W` decays like
     :math:`C_t/\sqrt m`, in the mean-field scaling it stays of order one. For each seed one data
     set of the running :func:`target` (and a test set of ``n_test`` inputs) is drawn; for each
