@@ -101,6 +101,15 @@ def test_simulate_first_moment_overlaps_shapes_and_reproducibility():
     assert np.all((a["raw"] >= 0) & (a["raw"] <= 1))
 
 
+def test_simulate_first_moment_overlaps_streams_are_keyed_by_size_and_seed():
+    pre = {"raw": None}
+    both = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0], pre, seeds=3, rng=7)
+    one = E.simulate_first_moment_overlaps("relu", [40], [1.0, 2.0], pre, seeds=2, rng=7)
+    np.testing.assert_array_equal(both["raw"][:2, 1], one["raw"][:, 0])
+    other = E.simulate_first_moment_overlaps("relu", [40], [1.0, 2.0], pre, seeds=2, rng=8)
+    assert not np.array_equal(other["raw"], one["raw"])
+
+
 def test_simulate_first_moment_overlaps_follows_the_relu_limit():
     deltas = np.array([1.0, 4.0])
     sims = E.simulate_first_moment_overlaps("relu", [600], deltas, {"raw": None}, seeds=4, rng=3)

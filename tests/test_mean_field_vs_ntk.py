@@ -26,6 +26,9 @@ def test_movement_sweep_shapes_and_lazy_prediction():
     # NTK scaling moves less at the larger width; mean-field moves more than NTK
     assert np.all(res.movement["ntk"][:, 1] < res.movement["ntk"][:, 0])
     assert np.all(res.movement["mf"][:, 1] > res.movement["ntk"][:, 1])
+    # one stream per seed: dropping a seed leaves the others unchanged
+    one = M.movement_sweep(4, 16, [8, 32], eps=0.05, eta0=0.5, seeds=1, steps=3000, n_test=50)
+    np.testing.assert_array_equal(one.movement["mf"][0], res.movement["mf"][0])
 
 
 def test_rademacher_linear_sweep_bounds_are_ordered():

@@ -47,12 +47,14 @@ def test_quadratic_moment_sweep_gives_the_sixth_and_fourth_moments():
         assert abs(values.mean() - exact) < 4 * values.std(ddof=1) / math.sqrt(values.size)
 
 
-def test_first_moment_sweep_follows_the_relu_limit():
-    deltas = np.array([1.0, 4.0])
-    rho2 = S.first_moment_sweep("relu", 400, deltas, 4, rng=0)
-    assert rho2.shape == (4, 2)
-    np.testing.assert_allclose(rho2.mean(0), deltas / (deltas + 2), atol=0.06)
-    assert np.array_equal(rho2, S.first_moment_sweep("relu", 400, deltas, 4, rng=0))
+def test_sweeps_use_one_stream_per_seed():
+    a = S.stein_sweep("relu", 10, 50, 3, rng=2)
+    b = S.stein_sweep("relu", 10, 50, 5, rng=2)
+    np.testing.assert_array_equal(a.along, b.along[:3])
+    c = S.staircase_sweep(20, 2, 2, rng=2)
+    np.testing.assert_array_equal(c.first, S.staircase_sweep(20, 2, 4, rng=2).first[:2])
+    q = S.quadratic_moment_sweep(10, 40, 3, rng=2)
+    np.testing.assert_array_equal(q.perp, S.quadratic_moment_sweep(10, 40, 6, rng=2).perp[:3])
 
 
 def test_staircase_sweep_sees_only_the_first_direction():

@@ -396,7 +396,7 @@ def random_polynomial_links(count: int, rng=None) -> list:
     generative exponent at most 2) on links whose information exponent is at least 3: for each
     link, the lowest degree :math:`\ell` is uniform in {3, 4, 5}, the degree :math:`D` in
     {6, 7, 8}, the coefficients standard Gaussian, and with probability 1/2 the odd ones are
-    set to zero (an even polynomial). Drawn in this order from one generator.
+    set to zero (an even polynomial). Link ``i`` is drawn from ``stream(rng, i)``.
 
     Parameters
     ----------
@@ -411,9 +411,9 @@ def random_polynomial_links(count: int, rng=None) -> list:
         Vectorised links.
     """
     count = V.positive_int(count, "count")
-    gen = V.generator(rng)
     out = []
-    for _ in range(count):
+    for i in range(count):
+        gen = V.stream(rng, i)
         low, deg = gen.integers(3, 6), gen.integers(6, 9)
         coef = gen.standard_normal(deg + 1) * (np.arange(deg + 1) >= low)
         if gen.random() < 0.5:

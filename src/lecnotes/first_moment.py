@@ -110,8 +110,10 @@ def simulate_first_moment_overlaps(
         Repetitions per (d, delta).
     noise : float
         Label-noise standard deviation.
-    rng : int
-        Base seed; the data for (d, repetition) use ``numpy.random.default_rng([rng, d, r])``.
+    rng : Generator, int or None
+        Random source (SPEC 7); the data of size ``d`` and repetition ``r`` come from the
+        keyed stream ``stream(rng, d, r)`` (:mod:`lecnotes._validate`), shared by all
+        ``deltas``, so adding a size or a seed leaves the other draws unchanged.
 
     Returns
     -------
@@ -130,7 +132,7 @@ def simulate_first_moment_overlaps(
     out = {name: np.empty((seeds, len(dims), len(deltas))) for name in preprocessings}
     for i, d in enumerate(dims):
         for r in range(seeds):
-            gen = np.random.default_rng([rng, d, r])
+            gen = V.stream(rng, d, r)
             for j, delta in enumerate(deltas):
                 n = max(1, int(round(delta * d)))
                 X, y, w = single_index(n, d, link, noise=noise, rng=gen)
@@ -210,9 +212,9 @@ class StepComparison(NamedTuple):
     init: str
     """The name of the initialisation."""
     one_minus_cos: float
-    r""":math:`1-\\cos` of the angle between the step and :math:`v_T`."""
+    r""":math:`1-\cos` of the angle between the step and :math:`v_T`."""
     overlap: float
-    r"""The overlap of the step with :math:`w_\\star`."""
+    r"""The overlap of the step with :math:`w_\star`."""
 
 
 def step_versus_estimator(X, y, w_star, inits: dict, losses=("square", "huber"),

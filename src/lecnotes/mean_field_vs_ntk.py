@@ -189,7 +189,7 @@ class MovementResult(NamedTuple):
 
 
 def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
-                   steps: int = 5000, n_test: int = 500) -> MovementResult:
+                   steps: int = 5000, n_test: int = 500, rng=0) -> MovementResult:
     r"""How far training to a fixed loss moves the weights, over widths (chapter 1).
 
     Checks {prf:ref}`prop-ch1-lazy-movement` ({eq}`eq-ch1-lazy-movement`): in the NTK scaling
@@ -207,16 +207,16 @@ def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
         Dimension and number of samples.
     widths : array_like of int
         Widths :math:`m`.
-    eps : float
-        Target training loss.
-    eta0 : float
-        Step size before the scaling's factor (:func:`lecnotes.networks.step_size`).
+    eps, eta0 : float
+        Target training loss; step size before the factor of :func:`lecnotes.networks.step_size`.
     seeds : int
-        Number of seeds; seed ``s`` draws everything from ``numpy.random.default_rng(s)``.
-    steps : int
-        Step cap of each training run.
-    n_test : int
-        Number of test inputs.
+        Number of seeds.
+    steps, n_test : int
+        Step cap of each training run; number of test inputs.
+    rng : int
+        Base seed: seed ``s`` draws its data, test inputs and every initialisation in turn
+        from the integer seed ``rng + s`` (the original protocol; with keyed streams per width
+        one mean-field run at m = 32 missed the target loss, an open item).
 
     Returns
     -------
@@ -229,12 +229,12 @@ def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
     reached = np.zeros((seeds, 2, len(widths)), dtype=bool)
     lazy = np.empty(seeds)
     for s in range(seeds):
-        rng = np.random.default_rng(s)
-        X, y, _ = single_index(n, d, target, rng=rng)
-        X_test = rng.standard_normal((n_test, d))
+        gen = V.generator(rng + s)
+        X, y, _ = single_index(n, d, target, rng=gen)
+        X_test = gen.standard_normal((n_test, d))
         for i, sc in enumerate(("ntk", "mf")):
             for j, m in enumerate(widths):
-                W0, a0 = init_params(m, d, rng=rng)
+                W0, a0 = init_params(m, d, rng=gen)
                 eta = step_size(eta0, m, sc)
                 res = train(W0, a0, X, y, eta=eta, steps=steps, scaling=sc, target_loss=eps)
                 reached[s, i, j] = res.reached
@@ -260,14 +260,14 @@ class RademacherResult(NamedTuple):
     """(len(dims), len(ns)) booleans: the Monte Carlo value lies between the bounds (3 SE)."""
 
 
-def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400) -> RademacherResult:
+def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
+                            rng=0) -> RademacherResult:
     r"""The Rademacher complexity of the linear class of norm ``B`` over (n, d) (chapter 1).
 
     {prf:ref}`def-ch1-rademacher` by Monte Carlo (:func:`lecnotes.kernels.rademacher_rkhs`)
     with the linear kernel :math:`G = XX^\top`, against the Jensen upper bound
     :math:`B\sqrt{\operatorname{tr}G}/n` and the second-order lower bound
-    :math:`\text{Jensen}\cdot(1-\sum_{i\neq j}G_{ij}^2/(\operatorname{tr}G)^2)`. The inputs of
-    the point (n, d) are drawn with seed ``n + d``, the Rademacher signs with seed ``n``.
+    :math:`\text{Jensen}\cdot(1-\sum_{i\neq j}G_{ij}^2/(\operatorname{tr}G)^2)`.
 
     Parameters
     ----------
@@ -277,6 +277,9 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400) -> Radema
         Norm bound.
     n_mc : int
         Monte Carlo draws of the signs.
+    rng : Generator, int or None
+        Random source (SPEC 7): the point (n, d) draws its inputs from ``stream(rng, d, n, 0)``
+        and its signs from ``stream(rng, d, n, 1)``.
 
     Returns
     -------
@@ -286,9 +289,9 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400) -> Radema
     for i, d in enumerate(dims):
         rows = []
         for j, n in enumerate(ns):
-            X = np.random.default_rng(n + d).standard_normal((n, d))
+            X = V.stream(rng, d, n, 0).standard_normal((n, d))
             G = X @ X.T
-            mc, mc_se = rademacher_rkhs(G, B, n_mc=n_mc, rng=n)
+            mc, mc_se = rademacher_rkhs(G, B, n_mc=n_mc, rng=V.stream(rng, d, n, 1))
             bound = rademacher_rkhs_bound(G, B)
             low = bound * (1 - (np.sum(G**2) - np.sum(np.diag(G) ** 2)) / np.trace(G) ** 2)
             inside[i, j] = (low - 3 * mc_se <= mc) and (mc <= bound + 3 * mc_se)
@@ -325,16 +328,11 @@ def _budget_point(d, m, kappa, eps, eta0, rng, steps):
         W0, a0 = init_params(m, d, rng=rng)
         eta = step_size(eta0, m, sc)
         res = train(W0, a0, X, y, eta=eta, steps=steps, scaling=sc, target_loss=eps)
-        if sc == "mf":
-            B = path_norm(res.W, res.a, "mf")
 
-            def size(W, a):
-                return path_norm(W, a, "mf")
-        else:
-            B = param_distance(res.W, res.a, W0, a0)
+        def size(W, a, W0=W0, a0=a0, sc=sc):  # the budget each scaling spends
+            return path_norm(W, a, "mf") if sc == "mf" else param_distance(W, a, W0, a0)
 
-            def size(W, a, W0=W0, a0=a0):
-                return param_distance(W, a, W0, a0)
+        B = size(res.W, res.a)
         noise = train(W0, a0, X, s, eta=eta, steps=steps, scaling=sc,
                       stop=lambda W, a, B=B, size=size: size(W, a) >= B)
         flags.append((res.reached, noise.reached))
@@ -346,7 +344,7 @@ def _budget_point(d, m, kappa, eps, eta0, rng, steps):
 
 
 def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: int,
-                      steps: int = 5000) -> NormBudgetResult:
+                      steps: int = 5000, rng=0) -> NormBudgetResult:
     r"""The norm each regime spends to fit the data, and the noise it could fit (chapter 1).
 
     The three balls of {prf:ref}`lem-ch1-three-balls`: for each seed and :math:`n = \kappa d`,
@@ -365,15 +363,14 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
         Dimension and width.
     kappas : array_like of int
         Sample ratios, ``n = kappa d``.
-    eps : float
-        Target training loss.
-    eta0 : float
-        Step size before the scaling's factor.
-    seeds : int
-        Number of seeds; the point (seed, kappa) draws everything from
-        ``numpy.random.default_rng(100 + seed)``.
-    steps : int
-        Step cap of each training run.
+    eps, eta0 : float
+        Target training loss; step size before the scaling's factor.
+    seeds, steps : int
+        Number of seeds; step cap of each training run.
+    rng : Generator, int or None
+        Random source (SPEC 7): every point of seed ``s`` draws from a fresh copy of
+        ``stream(rng, s)``, so the data sets of one seed are nested (common random numbers
+        for the fits over n).
 
     Returns
     -------
@@ -385,43 +382,44 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
     for s in range(seeds):
         for j, kappa in enumerate(kappas):
             out, f = _budget_point(d, m, int(kappa), eps, eta0,
-                                   np.random.default_rng(100 + s), steps)
+                                   V.stream(rng, s), steps)
             flags[s, j] = f
             for k in BUDGET_KEYS:
                 values[k][s, j] = out[k]
     return NormBudgetResult(values, flags[..., 0], flags[..., 1])
 
 
-def krr_point(d: int, n: int, seed: int, lam: float = 1e-8):
+def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=0):
     r"""Test risk and learned degree-2 coefficient of kernel ridge regression (chapter 1).
 
     KRR with the ReLU NTK divided by :math:`d` on :math:`n` samples of the running
     :func:`target`; the risk and the coefficient :math:`c_2` of the predictor along
     :math:`w_\star` by :func:`lecnotes.kernels.single_index_risk` (the kernel barrier of
-    {prf:ref}`thm-ch1-gmmm`). Draws from ``numpy.random.default_rng(1000 d + n + seed)``.
+    {prf:ref}`thm-ch1-gmmm`). Draws from ``stream(rng, d, n, seed)`` (the same for every
+    ``lam``).
 
     Parameters
     ----------
     d, n : int
         Dimension and number of samples.
-    seed : int
-        Seed index.
-    lam : float
-        Ridge.
+    seed, lam : int, float
+        Seed index and ridge.
+    rng : Generator, int or None
+        Random source (SPEC 7).
 
     Returns
     -------
     (risk, c2) : tuple of float
     """
-    rng = np.random.default_rng(1000 * d + n + seed)
-    X, y, w_star = single_index(n, d, target, rng=rng)
+    gen = V.stream(rng, d, n, seed)
+    X, y, w_star = single_index(n, d, target, rng=gen)
     alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
     risk, _, c = single_index_risk(lambda Z: (relu_ntk(Z, X) / d) @ alpha, w_star, target,
-                                   n_perp=40, n_quad=20, rng=rng)
+                                   n_perp=40, n_quad=20, rng=gen)
     return risk, c[2]
 
 
-def krr_barrier_sweep(largest_n: dict, seeds: int) -> dict:
+def krr_barrier_sweep(largest_n: dict, seeds: int, rng=0) -> dict:
     r"""KRR risk and :math:`c_2` over :math:`n = d, 2d, 4d, \dots` up to ``largest_n[d]``.
 
     The sweep behind {prf:ref}`thm-ch1-gmmm` (:func:`krr_point` at each point).
@@ -432,6 +430,8 @@ def krr_barrier_sweep(largest_n: dict, seeds: int) -> dict:
         d -> the largest n (a power-of-two multiple of d).
     seeds : int
         Number of seeds.
+    rng : Generator, int or None
+        Random source (SPEC 7), passed to :func:`krr_point`.
 
     Returns
     -------
@@ -441,7 +441,8 @@ def krr_barrier_sweep(largest_n: dict, seeds: int) -> dict:
     out = {}
     for d, n_max in largest_n.items():
         n_list = d * 2 ** np.arange(0, int(np.log2(n_max // d)) + 1)
-        out[d] = (n_list, np.array([[krr_point(d, n, s) for n in n_list] for s in range(seeds)]))
+        out[d] = (n_list, np.array([[krr_point(d, n, s, rng=rng) for n in n_list]
+                                     for s in range(seeds)]))
     return out
 
 
@@ -486,10 +487,8 @@ def c2_linear_fits(barrier: dict, max_ratio: float = 0.25, n_min: int = 4) -> np
     ----------
     barrier : dict
         Result of :func:`krr_barrier_sweep`.
-    max_ratio : float
-        Largest :math:`n/d^2`.
-    n_min : int
-        Smallest :math:`n/d`.
+    max_ratio, n_min : float, int
+        Largest :math:`n/d^2`, smallest :math:`n/d`.
 
     Returns
     -------
@@ -520,10 +519,8 @@ def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
         Result of :func:`krr_barrier_sweep`.
     index : int
         0 for the risk, 1 for :math:`c_2`.
-    max_ratio : float
-        Largest :math:`n/d^2`.
-    n_min : int
-        Smallest :math:`n/d`.
+    max_ratio, n_min : float, int
+        Largest :math:`n/d^2`, smallest :math:`n/d`.
 
     Returns
     -------
@@ -555,13 +552,12 @@ def risk_at_d_squared(barrier: dict) -> np.ndarray:
 
 
 def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 300,
-                 lam: float = 1e-8) -> np.ndarray:
+                 lam: float = 1e-8, rng=0) -> np.ndarray:
     r"""Test risk of KRR, an NTK-scaled and a mean-field network at ``n = ratio * d``.
 
     What feature learning buys ({prf:ref}`thm-ch1-gmmm`): KRR with the ReLU NTK (ridge
     ``lam``) against two networks of width ``m`` trained for ``steps`` gradient steps in the
-    two scalings of {prf:ref}`def-ch1-scalings`, on the running :func:`target`. The point
-    (seed, d) draws everything from ``numpy.random.default_rng(500 + seed)``.
+    two scalings of {prf:ref}`def-ch1-scalings`, on the running :func:`target`.
 
     Parameters
     ----------
@@ -569,14 +565,12 @@ def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 30
         Dimensions.
     seeds : int
         Number of seeds.
-    ratio : int
-        n/d.
-    m : int
-        Width of the networks.
-    steps : int
-        Training steps.
+    ratio, m, steps : int
+        n/d, width of the networks, training steps.
     lam : float
         Ridge of KRR.
+    rng : Generator, int or None
+        Random source (SPEC 7): the point (seed, d) draws everything from ``stream(rng, s)``.
 
     Returns
     -------
@@ -586,14 +580,14 @@ def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 30
     out = np.zeros((seeds, len(dims), 3))
     for s in range(seeds):
         for j, d in enumerate(dims):
-            rng = np.random.default_rng(500 + s)
-            X, y, w_star = single_index(ratio * d, d, target, rng=rng)
+            gen = V.stream(rng, s)
+            X, y, w_star = single_index(ratio * d, d, target, rng=gen)
             alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
             preds = [lambda Z, X=X, alpha=alpha, d=d: (relu_ntk(Z, X) / d) @ alpha]
             for sc in ("ntk", "mf"):
-                W0, a0 = init_params(m, d, rng=rng)
+                W0, a0 = init_params(m, d, rng=gen)
                 r = train(W0, a0, X, y, eta=step_size(0.5, m, sc), steps=steps, scaling=sc)
                 preds.append(lambda Z, r=r, sc=sc: forward(r.W, r.a, Z, "relu", sc))
-            out[s, j] = [single_index_risk(p, w_star, target, n_perp=40, n_quad=20, rng=rng)[0]
+            out[s, j] = [single_index_risk(p, w_star, target, n_perp=40, n_quad=20, rng=gen)[0]
                          for p in preds]
     return out

@@ -4,10 +4,12 @@ Single- and multi-index data come from :mod:`lecnotes.targets`, Hermite analysis
 :mod:`lecnotes.hermite` and the overlap from :mod:`lecnotes.overlaps`; the first-moment
 vector :math:`v = \frac1n\sum_i y_ix_i` of chapter 0 is one matrix-vector product (its
 preprocessed form is :func:`lecnotes.first_moment.first_moment`, chapter 3). This module runs
-the chapter's loops over seeds:
-the overlap of a random direction, Stein's lemma on data, the first-moment overlap of the
-ReLU and of :math:`u^2`, and the staircase. Every sweep returns a named result with the seeds
-on axis 0.
+the chapter's loops over seeds: the overlap of a random direction, Stein's lemma on data, the
+signal and noise of :math:`v` for :math:`u^2`, and the staircase (the sweep of the
+first-moment overlap over sizes is
+:func:`lecnotes.first_moment.simulate_first_moment_overlaps`). Every sweep returns a named
+result with the seeds on axis 0, and draws seed ``s`` from the keyed stream
+``stream(rng, s)`` of :mod:`lecnotes._validate`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ __all__ = [
     "sign_coefficients",
     "SteinResult",
     "stein_sweep",
-    "first_moment_sweep",
     "quadratic_moment_sweep",
     "StaircaseResult",
     "staircase_sweep",
@@ -109,8 +110,8 @@ def stein_sweep(link, d: int, n: int, seeds: int, rng=0) -> SteinResult:
         Dimension and number of samples.
     seeds : int
         Number of independent data sets.
-    rng : int
-        Base seed; seed index ``s`` draws its data with the integer seed ``rng + s``.
+    rng : Generator, int or None
+        Random source (SPEC 7); seed index ``s`` draws its data from ``stream(rng, s)``.
 
     Returns
     -------
@@ -120,48 +121,11 @@ def stein_sweep(link, d: int, n: int, seeds: int, rng=0) -> SteinResult:
     seeds = V.positive_int(seeds, "seeds")
     along, perp = np.empty(seeds), np.empty(seeds)
     for s in range(seeds):
-        X, y, w = single_index(n, d, link, rng=rng + s)
+        X, y, w = single_index(n, d, link, rng=V.stream(rng, s))
         v = X.T @ y / n
         along[s] = v @ w
         perp[s] = np.sum((v - (v @ w) * w) ** 2)
     return SteinResult(along, perp)
-
-
-def first_moment_sweep(link, d: int, deltas, seeds: int, rng=0) -> np.ndarray:
-    r"""Squared overlap :math:`\rho^2` of the first-moment estimator on raw labels (chapter 0).
-
-    The estimator is :math:`v = \frac1n\sum_i y_ix_i` (chapter 3,
-    {prf:ref}`prop-first-moment-mean`); chapter 0 compares it with its limit
-    :math:`\delta c_1^2/(\delta c_1^2 + \mathbb E[y^2])`.
-
-    Parameters
-    ----------
-    link : callable or str
-        The link.
-    d : int
-        Dimension.
-    deltas : array_like
-        Sample ratios; ``n = int(delta d)``.
-    seeds : int
-        Number of seeds.
-    rng : int
-        Base seed; seed index ``s`` uses one generator seeded ``rng + 1000 d + s`` for all
-        ``deltas`` in turn.
-
-    Returns
-    -------
-    ndarray (seeds, len(deltas))
-        :math:`\rho^2`.
-    """
-    deltas = V.finite_array(deltas, "deltas", ndim=1)
-    seeds = V.positive_int(seeds, "seeds")
-    out = np.empty((seeds, len(deltas)))
-    for s in range(seeds):
-        gen = np.random.default_rng(rng + 1000 * d + s)
-        for j, delta in enumerate(deltas):
-            X, y, w = single_index(int(delta * d), d, link, rng=gen)
-            out[s, j] = overlap(X.T @ y, w) ** 2  # the overlap does not see the scale of v
-    return out
 
 
 def quadratic_moment_sweep(d: int, n: int, reps: int, rng=None) -> SteinResult:
@@ -176,7 +140,7 @@ def quadratic_moment_sweep(d: int, n: int, reps: int, rng=None) -> SteinResult:
     d, n : int
         Dimension and number of samples.
     reps : int
-        Number of repetitions, drawn in turn from one generator.
+        Number of repetitions; repetition ``r`` draws from ``stream(rng, r)``.
     rng : Generator, int or None
         Random source (SPEC 7).
 
@@ -187,10 +151,9 @@ def quadratic_moment_sweep(d: int, n: int, reps: int, rng=None) -> SteinResult:
         :math:`n\|v_\perp\|^2/(d-1)`, each of shape (reps,).
     """
     reps = V.positive_int(reps, "reps")
-    gen = V.generator(rng)
     along, perp = np.empty(reps), np.empty(reps)
     for r in range(reps):
-        X, y, w = single_index(n, d, "quadratic", rng=gen)
+        X, y, w = single_index(n, d, "quadratic", rng=V.stream(rng, r))
         v = X.T @ y / n
         along[r] = n * (v @ w) ** 2
         perp[r] = n * np.sum((v - (v @ w) * w) ** 2) / (d - 1)
@@ -201,9 +164,9 @@ class StaircaseResult(NamedTuple):
     """First-moment overlaps with the two directions of the staircase, per seed."""
 
     first: np.ndarray
-    r""":math:`\\rho_1^2`, overlap with :math:`w_1`, shape (seeds,)."""
+    r""":math:`\rho_1^2`, overlap with :math:`w_1`, shape (seeds,)."""
     second: np.ndarray
-    r""":math:`(d-1)\\rho_2^2`, overlap with :math:`w_2` scaled by the noise level, (seeds,)."""
+    r""":math:`(d-1)\rho_2^2`, overlap with :math:`w_2` scaled by the noise level, (seeds,)."""
 
 
 def staircase_sweep(d: int, delta: int, seeds: int, rng=0) -> StaircaseResult:
@@ -221,8 +184,8 @@ def staircase_sweep(d: int, delta: int, seeds: int, rng=0) -> StaircaseResult:
         Sample ratio, ``n = delta d``.
     seeds : int
         Number of seeds.
-    rng : int
-        Base seed; seed index ``s`` draws its data with the integer seed ``rng + s``.
+    rng : Generator, int or None
+        Random source (SPEC 7); seed index ``s`` draws its data from ``stream(rng, s)``.
 
     Returns
     -------
@@ -232,7 +195,7 @@ def staircase_sweep(d: int, delta: int, seeds: int, rng=0) -> StaircaseResult:
     seeds = V.positive_int(seeds, "seeds")
     first, second = np.empty(seeds), np.empty(seeds)
     for s in range(seeds):
-        X, y, W = multi_index(delta * d, d, staircase(2), k=2, rng=rng + s)
+        X, y, W = multi_index(delta * d, d, staircase(2), k=2, rng=V.stream(rng, s))
         v = X.T @ y / X.shape[0]
         first[s] = overlap(v, W[0]) ** 2
         second[s] = (d - 1) * overlap(v, W[1]) ** 2
