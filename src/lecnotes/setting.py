@@ -38,9 +38,9 @@ __all__ = [
 def random_direction_overlaps(d: int, draws: int, rng=None) -> np.ndarray:
     r""":math:`d\rho^2` for ``draws`` uniformly random directions in dimension ``d``.
 
-    Checks {prf:ref}`def-overlap` of chapter 0: a random direction has
-    :math:`\mathbb E[\rho^2] = 1/d`. By rotation invariance :math:`w_\star = e_1`, and a random
-    direction is a normalised standard Gaussian vector.
+    Checks {prf:ref}`lem-random-overlap` of chapter 0 (overlap of {prf:ref}`def-overlap`): a
+    random direction has :math:`\mathbb E[\rho^2] = 1/d`. By rotation invariance
+    :math:`w_\star = e_1`, and a random direction is a normalised standard Gaussian vector.
 
     Parameters
     ----------
