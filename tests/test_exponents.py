@@ -111,9 +111,12 @@ def test_gen4_interval_and_link():
     assert LINKS["gen4"].breakpoints == (-b, -a, a, b)
     g = np.array([0.1, 0.3, 2.0, 2.2, -0.3, -2.2])
     assert np.array_equal(LINKS["gen4"](g), [0, 1, 1, 0, 1, 0])
-    # 0.2254 is the maximiser of E[zeta_4^2] over the family, rounded to 4 digits
-    res = minimize_scalar(lambda t: -E.gen4_stats(t)[2], bounds=(0.05, 0.95), method="bounded")
-    assert abs(res.x - a) < 1e-4
+    # 0.2254 is the maximiser of E[zeta_4^2] over the family, rounded to its 4 digits
+    res = minimize_scalar(lambda t: -E.gen4_stats(t).zeta4_norm, bounds=(0.05, 0.95),
+                          method="bounded", options={"xatol": 1e-9})
+    assert round(res.x, 4) == a == E.GEN4_A
+    # the link of the catalogue is built from the constant and its computed partner
+    assert (E.GEN4_A, E.gen4_partner(E.GEN4_A)) == (a, b)
     a2, b2 = E.gen4_interval("balanced")
     assert 2 * (ndtr(b2) - ndtr(a2)) == pytest.approx(0.5, abs=1e-13)
     a3, b3 = E.gen4_interval(0.5)
@@ -239,3 +242,29 @@ def test_link_objects_and_determinism():
     b = CH.conditional_hermite_norms(dead_zone, 4)  # same link, break points found by the scan
     assert np.allclose(a, b, atol=1e-13)
     assert np.array_equal(a, CH.conditional_hermite_norms(custom, 4))
+
+
+# ----------------------------------------------------------------------------- chapter helpers
+def test_format_number_and_markdown_table():
+    assert E.format_number(1e-14) == "0" and E.format_number(0.5) == "+0.5000"
+    assert E.format_number(-2.0, ".1f") == "-2.0"
+    table = E.markdown_table(["a", "b"], [["$|u|$", 1]])
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| $\\vert u\\vert $ | 1 |"]
+
+
+def test_random_polynomial_links_have_information_exponent_at_least_three():
+    links = E.random_polynomial_links(6, rng=1)
+    u = np.linspace(-2, 2, 5)
+    for phi in links:
+        assert phi(u).shape == u.shape
+        assert E.information_exponent(phi) >= 3
+    again = E.random_polynomial_links(6, rng=1)
+    assert all(np.array_equal(p(u), q(u)) for p, q in zip(links, again, strict=True))
+
+
+def test_noise_decay_of_the_sign_link_against_its_closed_form():
+    taus = np.array([0.5, 2.0])
+    vals = E.noise_decay("sign", 1, taus)
+    ref = [(2 / math.pi) * gaussian_expectation(lambda t, tau=tau: np.tanh((1 + tau * t) / tau**2)
+                                                ** 2) for tau in taus]
+    np.testing.assert_allclose(vals, ref, rtol=1e-6)

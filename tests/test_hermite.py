@@ -139,6 +139,18 @@ def test_bad_input_raises_value_error(call):
         call()
 
 
+def test_quadrature_rules_integrate_closed_forms():
+    x, w = H.gauss_legendre(5)
+    assert w.sum() == pytest.approx(2.0) and np.sum(w * x**8) == pytest.approx(2 / 9)
+    nodes, weights = H.panel_rule(np.array([0.0, 1.0]), np.array([1.0, 3.0]), 4)
+    assert nodes.shape == weights.shape == (2, 4)
+    assert np.sum(weights * nodes**3) == pytest.approx(81 / 4)  # int_0^3 x^3 dx
+    g, wg = H.gauss_hermite(12)
+    assert np.sum(wg) == pytest.approx(1.0) and np.sum(wg * g**6) == pytest.approx(15.0)
+    zs, wz = H.split_gaussian_rule(80)
+    assert np.sum(wz * np.abs(zs)) == pytest.approx(sqrt(2 / pi), abs=1e-12)
+
+
 @pytest.mark.parametrize("k", [0, 1, 2, 3, 4, 5])
 def test_hermite_tensor_contracts_to_scalar_hermite(k):
     rng = np.random.default_rng(k)

@@ -1,5 +1,7 @@
 """Tests of lecnotes.targets (chapter 0)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,31 @@ def test_get_link():
     assert T.get_link("relu") is T.LINKS["relu"]
     f = np.sin
     assert T.get_link(f) is f
+
+
+def test_link_moments_closed_forms():
+    m = T.link_moments("relu")
+    assert m.mean == pytest.approx(1 / math.sqrt(2 * math.pi), abs=1e-12)
+    assert m.c1 == pytest.approx(0.5, abs=1e-12)
+    assert m.c2 == pytest.approx(1 / math.sqrt(4 * math.pi), abs=1e-12)
+    assert m.ey2 == pytest.approx(0.5, abs=1e-12)
+    assert m.ey2g2 == pytest.approx(1.5, abs=1e-12)  # E[G^4 1{G > 0}] = 3/2
+    assert tuple(T.link_moments("quadratic")) == pytest.approx((1.0, 0.0, math.sqrt(2), 3.0, 15.0))
+
+
+def test_link_expectation_with_noise():
+    # Y = G + tau Z: E[Y^2] = 1 + tau^2, E[Y G] = 1, E[Y^4] = 3 (1 + tau^2)^2
+    tau = 0.7
+    vals = T.link_expectation(lambda g, y: np.stack([y * y, y * g, y**4], axis=-1), "linear", tau)
+    np.testing.assert_allclose(vals, [1 + tau**2, 1.0, 3 * (1 + tau**2) ** 2], rtol=1e-9)
+    assert float(T.link_expectation(lambda g, y: y * y, "sign")) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_gen4_partner():
+    for a in (0.1, 0.5, 0.9):
+        b = T.gen4_partner(a)
+        assert b > 1 and a * math.exp(-a * a / 2) == pytest.approx(b * math.exp(-b * b / 2),
+                                                                   abs=1e-15)
+    assert T.LINKS["gen4"].breakpoints == (-T.GEN4_B, -T.GEN4_A, T.GEN4_A, T.GEN4_B)
+    with pytest.raises(ValueError):
+        T.gen4_partner(1.5)

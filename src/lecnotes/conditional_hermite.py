@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _validate as V
-from .hermite import gaussian_expectation, hermite_polys
+from .hermite import gauss_legendre, gaussian_expectation, hermite_polys
 from .label_law import (
     CHUNK,
     GH32_NODES,
@@ -39,7 +39,6 @@ from .label_law import (
 from .targets import get_link
 
 __all__ = [
-    "resolve_link",
     "check_kmax",
     "conditional_hermite_norms",
     "conditional_hermite",
@@ -140,7 +139,7 @@ def _zeta_values(P: Pieces, y: np.ndarray, kmax: int, tau: float) -> np.ndarray:
     return out
 
 
-_GL20_N, _GL20_W = np.polynomial.legendre.leggauss(20)
+_GL20_N, _GL20_W = gauss_legendre(20)
 
 
 def _composite_rule(a: np.ndarray, b: np.ndarray, width: float = 0.25):
@@ -258,12 +257,18 @@ def _norms(P: Pieces, kmax: int, tau: float) -> np.ndarray:
     return total
 
 
-def resolve_link(link):
-    phi = get_link(link)
-    return phi
-
-
 def check_kmax(kmax) -> int:
+    """Validate a largest degree: an integer in ``1..KMAX_LIMIT``.
+
+    Parameters
+    ----------
+    kmax : int
+        Largest degree.
+
+    Returns
+    -------
+    int
+    """
     kmax = V.positive_int(kmax, "kmax", minimum=1)
     if kmax > KMAX_LIMIT:
         raise ValueError(f"kmax must be <= {KMAX_LIMIT}, got {kmax}")
@@ -271,11 +276,14 @@ def check_kmax(kmax) -> int:
 
 
 def conditional_hermite_norms(link, kmax: int = 8, noise: float = 0.0) -> np.ndarray:
-    r""":math:`\mathbb E[\zeta_k(Y)^2]` for ``k = 1..kmax`` (chapter 2, eq. (GE)).
+    r""":math:`\mathbb E[\zeta_k(Y)^2]` for ``k = 1..kmax`` (chapter 2).
+
+    The quantities of {eq}`eq-ch2-generative-exponent`.
 
     :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]`, :math:`Y=\varphi(G)+\tau Z`. Each value lies in
     :math:`[0,1]`: it is the squared norm of the projection of :math:`h_k(G)` on the functions of
-    :math:`Y`, i.e. :math:`\sup_T \mathbb E[T(Y)h_k(G)]^2/\mathbb E[T(Y)^2]`. Computed by exact
+    :math:`Y`, i.e. :math:`\sup_T \mathbb E[T(Y)h_k(G)]^2/\mathbb E[T(Y)^2]`
+    ({eq}`eq-ch2-zeta-variational`). Computed by exact
     quadrature on the pieces of the link (module doc), never by Monte Carlo: closed forms on
     the flat pieces, preimages on the monotone ones, a ratio of Gaussian integrals with noise.
     Accuracy: about 1e-11 absolute without noise; about 1e-6 relative with noise (measured
@@ -284,6 +292,7 @@ def conditional_hermite_norms(link, kmax: int = 8, noise: float = 0.0) -> np.nda
     Parameters
     ----------
     link : callable or str
+        The link :math:`\varphi`.
     kmax : int
         ``1 <= kmax <= 12``.
     noise : float
@@ -293,7 +302,7 @@ def conditional_hermite_norms(link, kmax: int = 8, noise: float = 0.0) -> np.nda
     -------
     ndarray of shape ``(kmax,)``; entry ``k - 1`` is :math:`\mathbb E[\zeta_k(Y)^2]`.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     kmax = check_kmax(kmax)
     tau = V.nonneg_float(noise, "noise")
     P = pieces(phi)
@@ -303,10 +312,12 @@ def conditional_hermite_norms(link, kmax: int = 8, noise: float = 0.0) -> np.nda
 def conditional_hermite(link, k: int, noise: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
     r"""The optimal degree-k label preprocessing :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]`.
 
-    Chapter 2, eq. (zeta). Returns a vectorised callable of the labels. Noiseless links: on
-    an atom :math:`c` of :math:`Y` (a flat stretch of the link, matched by exact equality of
-    the label) the closed form :math:`\int h_k\gamma/\text{mass}` over the flat pieces; on the
-    continuous part the preimage formula :math:`\sum_j w_jh_k(g_j)/\sum_j w_j`,
+    Chapter 2, {prf:ref}`def-ch2-generative-exponent`; for :math:`k = 1` the optimal
+    preprocessing :math:`T^\star` of chapter 3, {prf:ref}`thm-optimal-preprocessing`.
+    Returns a vectorised callable of the labels. Noiseless links: on an atom
+    :math:`c` of :math:`Y` (a flat stretch of the link, matched by exact equality of the label)
+    the closed form :math:`\int h_k\gamma/\text{mass}` over the flat pieces; on the continuous
+    part the preimage formula :math:`\sum_j w_jh_k(g_j)/\sum_j w_j`,
     :math:`w_j=\gamma(g_j)/|\varphi'(g_j)|`. With noise :math:`\tau>0`,
     :math:`\zeta_k(y)=\mathbb E[h_k(G)p_\tau(y-\varphi(G))]/\mathbb E[p_\tau(y-\varphi(G))]`, a
     ratio of two Gaussian integrals (module doc). The value is ``NaN`` for labels that
@@ -315,6 +326,7 @@ def conditional_hermite(link, k: int, noise: float = 0.0) -> Callable[[np.ndarra
     Parameters
     ----------
     link : callable or str
+        The link :math:`\varphi`.
     k : int
         Degree, ``0 <= k <= 12`` (:math:`\zeta_0\equiv1`).
     noise : float
@@ -325,7 +337,7 @@ def conditional_hermite(link, k: int, noise: float = 0.0) -> Callable[[np.ndarra
     callable
         ``zeta(y)`` for array-like ``y`` (any shape), returning an array of the same shape.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     k = V.positive_int(k, "k", minimum=0)
     if k > KMAX_LIMIT:
         raise ValueError(f"k must be <= {KMAX_LIMIT}, got {k}")

@@ -4,16 +4,18 @@ Setting (chapter 2): :math:`G\sim N(0,1)` and the label :math:`Y=\varphi(G)+\tau
 :math:`Z\sim N(0,1)` independent of :math:`G` (``noise`` :math:`=\tau\ge 0`). With the
 normalised Hermite polynomials :math:`h_k=\mathrm{He}_k/\sqrt{k!}`:
 
-* the **information exponent** (chapter 2, eq. (IE)) is the index of the first non-zero
-  Hermite coefficient :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`, :math:`k\ge1`;
-* the **generative exponent** (chapter 2, eq. (GE); Damian, Pillaud-Vivien, Lee, Bruna 2024)
+* the **information exponent** (chapter 2, {prf:ref}`def-ch2-information-exponent`) is the
+  index of the first non-zero Hermite coefficient :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`,
+  :math:`k\ge1`;
+* the **generative exponent** (chapter 2, {prf:ref}`def-ch2-generative-exponent`; Damian,
+  Pillaud-Vivien, Lee, Bruna 2024)
   is :math:`k_\star=\min\{k\ge1:\ \mathbb E[\zeta_k(Y)^2]>0\}` with
   :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]`, equivalently the smallest information
   exponent of :math:`T(Y)` over square-integrable label transformations :math:`T`.
 
-Additive independent label noise changes neither exponent (chapter 2, proposition
-(noise)); it only shrinks :math:`\mathbb E[\zeta_k(Y)^2]`, like :math:`C\tau^{-2m}` for large
-:math:`\tau` (:func:`large_noise_asymptotics`).
+Additive independent label noise changes neither exponent (chapter 2,
+{prf:ref}`prop-ch2-noise`); it only shrinks :math:`\mathbb E[\zeta_k(Y)^2]`, like
+:math:`C\tau^{-2m}` for large :math:`\tau` (:func:`large_noise_asymptotics`).
 
 The conditional Hermite functions :math:`\zeta_k` and their norms are computed without Monte
 Carlo by :mod:`lecnotes.conditional_hermite` on the piece decomposition of
@@ -36,15 +38,17 @@ exponent functions raise :class:`ExponentNotFound`; they never return ``kmax``.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
 from . import _validate as V
-from .conditional_hermite import check_kmax, conditional_hermite_norms, resolve_link
+from .conditional_hermite import check_kmax, conditional_hermite_norms
 from .hermite import gaussian_expectation, hermite_coefficients
 from .label_law import KMAX_LIMIT, evaluate, gauss, pieces
+from .targets import GEN4_A, gen4_partner, get_link
 
 __all__ = [
     "INFO_RTOL",
@@ -53,10 +57,16 @@ __all__ = [
     "ExponentNotFound",
     "information_exponent",
     "generative_exponent",
+    "NoiseAsymptotics",
     "large_noise_asymptotics",
     "gen4_partner",
+    "Gen4Stats",
     "gen4_stats",
     "gen4_interval",
+    "format_number",
+    "markdown_table",
+    "random_polynomial_links",
+    "noise_decay",
 ]
 
 
@@ -66,10 +76,6 @@ INFO_RTOL = 1e-9
 
 GEN_TOL = 1e-10
 """Absolute tolerance of :func:`generative_exponent` on ``E[zeta_k(Y)^2]`` (in [0, 1])."""
-
-
-GEN4_A = 0.2254
-r"""The ``a`` of ``LINKS["gen4"]``: the maximiser of :math:`\mathbb E[\zeta_4(Y)^2]`, rounded."""
 
 
 class ExponentNotFound(ValueError):
@@ -92,7 +98,7 @@ class ExponentNotFound(ValueError):
 
 
 def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int:
-    r"""The information exponent of a link (chapter 2, eq. (IE)).
+    r"""The information exponent of a link (chapter 2, {prf:ref}`def-ch2-information-exponent`).
 
     :math:`\min\{k\ge1: c_k\neq0\}`, :math:`c_k=\mathbb E[\varphi(G)h_k(G)]`, where
     :math:`c_k` counts as non-zero when :math:`|c_k| > \mathrm{rtol}\cdot\mathrm{sd}(\varphi(G))`
@@ -123,7 +129,7 @@ def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int
     ValueError
         For an unknown name, a non-callable link, or a bad ``kmax`` / ``rtol``.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     kmax = check_kmax(kmax)
     rtol = V.positive_float(rtol, "rtol")
     P = pieces(phi)
@@ -149,7 +155,10 @@ def information_exponent(link, kmax: int = 8, *, rtol: float = INFO_RTOL) -> int
 
 
 def generative_exponent(link, kmax: int = 8, noise: float = 0.0, *, tol: float = GEN_TOL) -> int:
-    r"""The generative exponent :math:`k_\star` (chapter 2, eq. (GE); Damian et al. 2024).
+    r"""The generative exponent :math:`k_\star` (chapter 2, {eq}`eq-ch2-generative-exponent`).
+
+    {prf:ref}`def-ch2-generative-exponent` (Damian et al. 2024).
+
 
     :math:`k_\star=\min\{k\ge1:\mathbb E[\zeta_k(Y)^2]>\mathrm{tol}\}` with
     :math:`\zeta_k(y)=\mathbb E[h_k(G)\mid Y=y]` and :math:`Y=\varphi(G)+\tau Z`; equivalently
@@ -197,17 +206,27 @@ def generative_exponent(link, kmax: int = 8, noise: float = 0.0, *, tol: float =
     return int(hits[0] + 1)
 
 
-def large_noise_asymptotics(link, k: int, mmax: int = 8):
+class NoiseAsymptotics(NamedTuple):
+    r"""The large-noise law :math:`\mathbb E[\zeta_k(Y)^2]\sim C\tau^{-2m}`."""
+
+    m: int
+    """The order :math:`m`."""
+    C: float
+    """The constant :math:`C`."""
+
+
+def large_noise_asymptotics(link, k: int, mmax: int = 8) -> NoiseAsymptotics:
     r"""Leading large-noise behaviour :math:`\mathbb E[\zeta_k(Y)^2]\sim C\tau^{-2m}` (chapter 2).
 
     Expanding :math:`p_\tau(y-\varphi)/p_\tau(y)=\sum_m \mathrm{He}_m(y/\tau)(\varphi/\tau)^m/m!`
     gives, as :math:`\tau\to\infty`, :math:`\mathbb E[\zeta_k(Y)^2] = C\tau^{-2m}(1+o(1))` with
     :math:`m=\min\{m\ge1:\mathbb E[\varphi(G)^mh_k(G)]\neq0\}` and
-    :math:`C=\mathbb E[\varphi(G)^mh_k(G)]^2/m!` (chapter 2, eq. (large noise)).
+    :math:`C=\mathbb E[\varphi(G)^mh_k(G)]^2/m!` (chapter 2, after {prf:ref}`prop-ch2-noise`).
 
     Parameters
     ----------
     link : callable or str
+        The link :math:`\varphi`.
     k : int
         Degree ``>= 1``.
     mmax : int
@@ -215,7 +234,8 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
 
     Returns
     -------
-    (m, C) : (int, float)
+    NoiseAsymptotics
+        ``(m, C)``.
 
     Raises
     ------
@@ -223,7 +243,7 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
         If :math:`\mathbb E[\varphi^m h_k]=0` (relative to :data:`INFO_RTOL`) for all
         ``m <= mmax``.
     """
-    phi = resolve_link(link)
+    phi = get_link(link)
     k = V.positive_int(k, "k", minimum=1)
     if k > KMAX_LIMIT:
         raise ValueError(f"k must be <= {KMAX_LIMIT}, got {k}")
@@ -239,28 +259,51 @@ def large_noise_asymptotics(link, k: int, mmax: int = 8):
         norm = math.sqrt(float(sq))
         vals.append(abs(float(c[k])) / norm if norm > 0 else 0.0)
         if norm > 0 and abs(float(c[k])) > INFO_RTOL * norm:
-            return m, float(c[k]) ** 2 / math.factorial(m)
+            return NoiseAsymptotics(m, float(c[k]) ** 2 / math.factorial(m))
     raise ExponentNotFound(
         f"E[phi(G)^m h_{k}(G)] = 0 for every m <= {mmax}", mmax, np.asarray(vals)
     )
 
 
-def gen4_partner(a: float) -> float:
-    """The b > 1 with a exp(-a^2/2) = b exp(-b^2/2) (same value of g*gamma(g))."""
-    return brentq(lambda b: a * gauss(a) - b * gauss(b), 1.0, 40.0, xtol=1e-15, rtol=1e-15)
+class Gen4Stats(NamedTuple):
+    r"""The member :math:`\mathbb 1\{a<|u|<b\}` of the generative-exponent-4 family."""
+
+    b: float
+    """The partner :math:`b` of :math:`a` (:func:`lecnotes.targets.gen4_partner`)."""
+    p_one: float
+    r""":math:`P = \mathbb P(Y = 1) = 2(\Phi(b)-\Phi(a))`."""
+    zeta4_norm: float
+    r""":math:`\mathbb E[\zeta_4(Y)^2] = N_4^2/(P(1-P))`."""
 
 
-def gen4_stats(a: float):
+def gen4_stats(a: float) -> Gen4Stats:
+    r"""Closed forms of the generative-exponent-4 link with inner end ``a`` (chapter 2).
+
+    With :math:`b` the partner of :math:`a` ({eq}`eq-ch2-gen4-partner`),
+    :math:`P=\mathbb P(Y=1)` and :math:`N_4 = 2\int_a^b h_4\gamma =
+    2(\mathrm{He}_3(a)\gamma(a)-\mathrm{He}_3(b)\gamma(b))/\sqrt{24}`,
+    :math:`\mathbb E[\zeta_4(Y)^2] = N_4^2/(P(1-P))` ({eq}`eq-ch2-gen4-zeta4`).
+
+    Parameters
+    ----------
+    a : float
+        Inner end of the interval, in (0, 1).
+
+    Returns
+    -------
+    Gen4Stats
+        ``(b, p_one, zeta4_norm)``.
+    """
     b = gen4_partner(a)
     p = 2.0 * (ndtr(b) - ndtr(a))
     n4 = 2.0 * ((a**3 - 3 * a) * gauss(a) - (b**3 - 3 * b) * gauss(b)) / math.sqrt(24.0)
-    return b, p, n4**2 / (p * (1.0 - p))
+    return Gen4Stats(b, float(p), float(n4**2 / (p * (1.0 - p))))
 
 
 def gen4_interval(a="max"):
     r"""The interval :math:`(a,b)` of the generative-exponent-4 link :math:`\mathbb 1\{a<|u|<b\}`.
 
-    Chapter 2, section (a link with :math:`k_\star=4`). With :math:`A=\{a<|G|<b\}` and
+    Chapter 2, {eq}`eq-ch2-gen4-partner` and {eq}`eq-ch2-gen4-zeta4`. With :math:`A=\{a<|G|<b\}` and
     :math:`Y=\mathbb 1_A(G)`: odd :math:`\zeta_k` vanish by symmetry, and
     :math:`\int_a^b\mathrm{He}_2\gamma=a\gamma(a)-b\gamma(b)`, so :math:`\zeta_2\equiv0`
     (equivalently :math:`\mathbb E[G^2\mid Y]=1` on both labels) exactly when
@@ -275,6 +318,11 @@ def gen4_interval(a="max"):
     * ``"balanced"``: :math:`\mathbb P(Y=1)=1/2`, :math:`a\approx0.50897`,
       :math:`b\approx1.59474`, :math:`\mathbb E[\zeta_4^2]\approx0.1107`;
     * a float ``a`` in (0, 1): that member.
+
+    Parameters
+    ----------
+    a : {"max", "balanced"} or float
+        Which member of the family.
 
     Returns
     -------
@@ -292,3 +340,105 @@ def gen4_interval(a="max"):
         if not a_val < 1.0:
             raise ValueError(f"a must lie in (0, 1), got {a!r}")
     return float(a_val), float(gen4_partner(a_val))
+
+
+# ---------------------------------------------------------------------------------------
+# The chapter's tables and sweeps.
+
+
+def format_number(v: float, fmt: str = "+.4f") -> str:
+    """Format a number for the chapter's tables, printing quadrature zeros (below 5e-13) as 0.
+
+    Parameters
+    ----------
+    v : float
+        The number.
+    fmt : str
+        A format specification for :func:`format`.
+
+    Returns
+    -------
+    str
+    """
+    return "0" if abs(v) < 5e-13 else format(v, fmt)
+
+
+def markdown_table(header, rows) -> str:
+    """A Markdown table from a header and rows of already formatted cells.
+
+    A bar ``|`` inside a cell is written ``\\vert`` (it would end the cell).
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        The cells, converted with :class:`str`.
+
+    Returns
+    -------
+    str
+        The table, one line per row (display it with ``IPython.display.Markdown``).
+    """
+
+    def cell(v):
+        return str(v).replace("|", "\\vert ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(cell, r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def random_polynomial_links(count: int, rng=None) -> list:
+    r"""Random polynomial links :math:`\sum_{j=\ell}^{D} a_j\mathrm{He}_j` with :math:`\ell\ge3`.
+
+    The test of {prf:ref}`prop-ch2-polynomial-ge` (every non-constant polynomial has
+    generative exponent at most 2) on links whose information exponent is at least 3: for each
+    link, the lowest degree :math:`\ell` is uniform in {3, 4, 5}, the degree :math:`D` in
+    {6, 7, 8}, the coefficients standard Gaussian, and with probability 1/2 the odd ones are
+    set to zero (an even polynomial). Link ``i`` is drawn from ``stream(rng, i)``.
+
+    Parameters
+    ----------
+    count : int
+        Number of links.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    list of callable
+        Vectorised links.
+    """
+    count = V.positive_int(count, "count")
+    out = []
+    for i in range(count):
+        gen = V.stream(rng, i)
+        low, deg = gen.integers(3, 6), gen.integers(6, 9)
+        coef = gen.standard_normal(deg + 1) * (np.arange(deg + 1) >= low)
+        if gen.random() < 0.5:
+            coef[1::2] = 0  # an even polynomial
+        out.append(lambda u, c=coef: np.polynomial.hermite_e.hermeval(u, c))
+    return out
+
+
+def noise_decay(link, k: int, taus) -> np.ndarray:
+    r""":math:`\mathbb E[\zeta_k(Y)^2]` for :math:`Y = \varphi(G)+\tau Z` over noise levels.
+
+    The decay that {prf:ref}`prop-ch2-noise` and :func:`large_noise_asymptotics` describe.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link.
+    k : int
+        Degree.
+    taus : array_like
+        Noise levels :math:`\tau > 0`.
+
+    Returns
+    -------
+    ndarray shaped like ``taus``
+    """
+    k = V.positive_int(k, "k")
+    return np.array([conditional_hermite_norms(link, k, noise=t)[k - 1] for t in taus])

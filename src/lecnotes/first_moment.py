@@ -1,13 +1,15 @@
 r"""Chapter 3, first-moment estimators: label preprocessing and one gradient step (also chapter 0).
 
 The first-moment (Stein) estimator with label preprocessing :math:`T` is
-:math:`v = \frac1n\sum_i T(y_i)x_i` (chapter 3, eq. (first moment)); its mean is
-:math:`\mathbb E[T(Y)G]\,w_\star` by Stein's lemma. The overlap of an estimate
-:math:`\hat w` with :math:`w_\star` is :math:`\rho = |\langle\hat w,w_\star\rangle|/\|\hat w\|`
-(book, *Notation*).
+:math:`v = \frac1n\sum_i T(y_i)x_i` (chapter 3, {eq}`eq-ch3-first-moment`); its mean is
+:math:`\mathbb E[T(Y)G]\,w_\star` by Stein's lemma ({prf:ref}`prop-first-moment-mean`). The
+overlap of an estimate :math:`\hat w` with :math:`w_\star` is
+:math:`\rho = |\langle\hat w,w_\star\rangle|/\|\hat w\|` ({prf:ref}`def-overlap`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,13 +25,28 @@ __all__ = [
     "simulate_first_moment_overlaps",
     "loss_preprocessing",
     "single_neuron_gradient",
+    "StepComparison",
+    "step_versus_estimator",
 ]
 
 
 def preprocess(y, T=None) -> np.ndarray:
     """Apply a label preprocessing ``T`` (a vectorised callable; ``None`` = identity).
 
-    Raises ``ValueError`` if ``T`` is not callable or returns the wrong shape or NaN.
+    The :math:`T(y_i)` of {eq}`eq-ch3-first-moment`. Raises ``ValueError`` if ``T`` is not
+    callable or returns the wrong shape or NaN.
+
+    Parameters
+    ----------
+    y : array_like (n,)
+        Labels.
+    T : callable or None
+        Preprocessing.
+
+    Returns
+    -------
+    ndarray (n,)
+        :math:`T(y)`, checked.
     """
     y = V.finite_array(y, "y", ndim=1)
     if T is None:
@@ -42,19 +59,21 @@ def preprocess(y, T=None) -> np.ndarray:
 def first_moment(X, y, T=None) -> np.ndarray:
     r"""The normalised first-moment estimator :math:`v/\|v\|`, :math:`v=\frac1n\sum T(y_i)x_i`.
 
-    Chapter 3, eq. (first moment). One matrix-vector product, O(nd).
+    Chapter 3, {eq}`eq-ch3-first-moment`. One matrix-vector product, O(nd).
 
     Parameters
     ----------
     X : array_like (n, d)
+        Inputs.
     y : array_like (n,)
+        Labels.
     T : callable or None
         Label preprocessing; ``None`` uses the raw labels.
 
     Returns
     -------
-    ndarray (d,), unit norm (a random-looking direction if ``v = 0`` exactly is impossible;
-    a zero ``v`` raises ``ValueError``).
+    ndarray (d,)
+        :math:`v/\|v\|`, of unit norm (an exactly zero :math:`v` raises ``ValueError``).
     """
     X, y = V.data_pair(X, y)
     t = preprocess(y, T)
@@ -66,9 +85,11 @@ def first_moment(X, y, T=None) -> np.ndarray:
 
 
 def simulate_first_moment_overlaps(
-    link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, seed: int = 0
-):
+    link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, rng=0
+) -> dict:
     r"""Squared overlaps of first-moment estimators on simulated data (chapters 0 and 3).
+
+    The simulation side of {prf:ref}`thm-first-moment-overlap`.
 
     For every dimension ``d`` in ``dims``, sample ratio ``delta`` in ``deltas`` and seed, one
     data set of the single-index model with ``n = round(delta d)`` is drawn and every
@@ -78,21 +99,27 @@ def simulate_first_moment_overlaps(
     Parameters
     ----------
     link : callable or str
+        The link.
     dims : sequence of int
+        Dimensions.
     deltas : sequence of float, positive
+        Sample ratios.
     preprocessings : dict of name -> callable or None
         ``None`` means the raw labels.
     seeds : int
         Repetitions per (d, delta).
     noise : float
         Label-noise standard deviation.
-    seed : int
-        Base seed; the data for (d, repetition) use ``numpy.random.default_rng([seed, d, r])``.
+    rng : Generator, int or None
+        Random source (SPEC 7); the data of size ``d`` and repetition ``r`` come from the
+        keyed stream ``stream(rng, d, r)`` (:mod:`lecnotes._validate`), shared by all
+        ``deltas``, so adding a size or a seed leaves the other draws unchanged.
 
     Returns
     -------
-    dict of name -> ndarray of shape ``(len(dims), seeds, len(deltas))`` holding
-    :math:`\rho^2`.
+    dict
+        name -> ndarray of shape ``(seeds, len(dims), len(deltas))`` holding :math:`\rho^2`
+        (seeds on axis 0).
     """
 
     dims = [V.positive_int(d, "d") for d in dims]
@@ -102,22 +129,22 @@ def simulate_first_moment_overlaps(
     seeds = V.positive_int(seeds, "seeds")
     if not isinstance(preprocessings, dict) or not preprocessings:
         raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
-    out = {name: np.empty((len(dims), seeds, len(deltas))) for name in preprocessings}
+    out = {name: np.empty((seeds, len(dims), len(deltas))) for name in preprocessings}
     for i, d in enumerate(dims):
         for r in range(seeds):
-            rng = np.random.default_rng([seed, d, r])
+            gen = V.stream(rng, d, r)
             for j, delta in enumerate(deltas):
                 n = max(1, int(round(delta * d)))
-                X, y, w = single_index(n, d, link, noise=noise, rng=rng)
+                X, y, w = single_index(n, d, link, noise=noise, rng=gen)
                 for name, T in preprocessings.items():
-                    out[name][i, r, j] = overlap(first_moment(X, y, T), w) ** 2
+                    out[name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
     return out
 
 
 def loss_preprocessing(loss="square", f0: float = 0.0):
     r"""The label preprocessing chosen by a loss: :math:`T(y) = -\partial_f\ell(y; f_0)`.
 
-    Chapter 3, eq. (gradient step): at an initialisation where the network outputs
+    Chapter 3, {eq}`eq-ch3-gradient-step`: at an initialisation where the network outputs
     :math:`f_0 = \sigma(0)` on every input, one gradient step on the first layer is the
     first-moment estimator with this :math:`T` (times :math:`\eta\sigma'(0)`).
 
@@ -127,6 +154,11 @@ def loss_preprocessing(loss="square", f0: float = 0.0):
         A name from :data:`LOSSES` or a callable :math:`\partial_f\ell(y, f)`.
     f0 : float
         The output of the network at initialisation.
+
+    Returns
+    -------
+    callable
+        The vectorised preprocessing :math:`T`.
     """
     g = loss_derivative(loss)
     f0 = float(f0)
@@ -136,7 +168,7 @@ def loss_preprocessing(loss="square", f0: float = 0.0):
 def single_neuron_gradient(X, y, w, activation="tanh", loss="square") -> np.ndarray:
     r"""Gradient of :math:`\hat R(w) = \frac1n\sum_i\ell(y_i, \sigma(\langle w, x_i\rangle))`.
 
-    Chapter 3, eq. (gradient step):
+    Chapter 3, {eq}`eq-ch3-gradient`:
     :math:`\nabla\hat R(w) = \frac1n\sum_i\partial_f\ell(y_i,\sigma(\langle w,x_i\rangle))\,
     \sigma'(\langle w,x_i\rangle)\,x_i`, two matrix-vector products. At :math:`w = 0` it is
     :math:`-\sigma'(0)` times the first-moment vector with
@@ -145,12 +177,20 @@ def single_neuron_gradient(X, y, w, activation="tanh", loss="square") -> np.ndar
     Parameters
     ----------
     X : array_like (n, d)
+        Inputs.
     y : array_like (n,)
+        Labels.
     w : array_like (d,)
+        Weight vector of the neuron.
     activation : str, (sigma, dsigma) pair or Activation
-        See :func:`lecnotes.networks.get_activation`.
+        See :func:`lecnotes.activations.get_activation`.
     loss : str or callable
-        See :data:`LOSSES`.
+        See :data:`lecnotes.activations.LOSSES`.
+
+    Returns
+    -------
+    ndarray (d,)
+        :math:`\nabla\hat R(w)`.
     """
 
     X, y = V.data_pair(X, y)
@@ -162,3 +202,56 @@ def single_neuron_gradient(X, y, w, activation="tanh", loss="square") -> np.ndar
     u = X @ w
     weights = np.asarray(g(y, act.sigma(u)), dtype=float) * act.dsigma(u)
     return X.T @ weights / X.shape[0]
+
+
+class StepComparison(NamedTuple):
+    """One gradient step against the first-moment estimator (:func:`step_versus_estimator`)."""
+
+    loss: str
+    """The loss of the step."""
+    init: str
+    """The name of the initialisation."""
+    one_minus_cos: float
+    r""":math:`1-\cos` of the angle between the step and :math:`v_T`."""
+    overlap: float
+    r"""The overlap of the step with :math:`w_\star`."""
+
+
+def step_versus_estimator(X, y, w_star, inits: dict, losses=("square", "huber"),
+                          activation="tanh") -> list:
+    r"""One gradient step of a single neuron against the first-moment estimator (chapter 3).
+
+    For each loss and initialisation :math:`w`, the step :math:`-\nabla\hat R(w)`
+    (:func:`single_neuron_gradient`) is compared with :math:`v_T` for the preprocessing
+    :math:`T = -\partial_f\ell(\cdot;\sigma(0))` of :func:`loss_preprocessing`: at :math:`w = 0`
+    they are parallel ({eq}`eq-ch3-gradient-step`).
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Inputs.
+    y : array_like (n,)
+        Labels.
+    w_star : array_like (d,)
+        The direction to recover.
+    inits : dict
+        name -> initial weight vector (d,).
+    losses : sequence of str
+        Losses of :data:`lecnotes.activations.LOSSES`.
+    activation : str
+        Activation of the neuron.
+
+    Returns
+    -------
+    list of StepComparison
+        One per (loss, initialisation), losses in the outer loop.
+    """
+    f0 = float(get_activation(activation).sigma(np.zeros(1))[0])
+    out = []
+    for loss in losses:
+        v = first_moment(X, y, T=loss_preprocessing(loss, f0=f0))
+        for name, w in inits.items():
+            g = -single_neuron_gradient(X, y, w, activation=activation, loss=loss)
+            cos = g @ v / np.linalg.norm(g)
+            out.append(StepComparison(loss, name, float(1 - cos), overlap(g, w_star)))
+    return out

@@ -30,6 +30,7 @@ __all__ = [
     "h",
     "as_callable",
     "eval_vectorised",
+    "gauss_legendre",
     "panel_rule",
     "gaussian_expectation",
     "hermite_coefficients",
@@ -44,9 +45,10 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 def hermite_polys(x, kmax: int, normalized: bool = False) -> np.ndarray:
     r"""All Hermite polynomials of degree 0..kmax at ``x`` by the three-term recurrence.
 
-    Chapter 0, eq. (Hermite recurrence): :math:`\mathrm{He}_{k+1}(x) = x\,\mathrm{He}_k(x) -
-    k\,\mathrm{He}_{k-1}(x)`, and for the normalised family
-    :math:`h_{k+1} = (x h_k - \sqrt{k}\,h_{k-1})/\sqrt{k+1}` (stable: no factorials).
+    Chapter 0, {prf:ref}`def-hermite`:
+    :math:`\mathrm{He}_{k+1}(x) = x\,\mathrm{He}_k(x) - k\,\mathrm{He}_{k-1}(x)`, and for
+    the normalised family :math:`h_{k+1} = (x h_k - \sqrt{k}\,h_{k-1})/\sqrt{k+1}`
+    (stable: no factorials).
 
     Parameters
     ----------
@@ -76,28 +78,102 @@ def hermite_polys(x, kmax: int, normalized: bool = False) -> np.ndarray:
 
 
 def he(k: int, x) -> np.ndarray:
-    r"""Probabilists' Hermite polynomial :math:`\mathrm{He}_k(x)` (chapter 0)."""
+    r"""Probabilists' Hermite polynomial :math:`\mathrm{He}_k(x)` (chapter 0).
+
+    {prf:ref}`def-hermite`.
+
+    Parameters
+    ----------
+    k : int
+        Degree, ``k >= 0``.
+    x : array_like
+        Points, any shape.
+
+    Returns
+    -------
+    ndarray shaped like ``x``
+    """
     k = V.positive_int(k, "k", minimum=0)
     return hermite_polys(x, k)[k]
 
 
 def h(k: int, x) -> np.ndarray:
-    r"""Normalised Hermite polynomial :math:`h_k = \mathrm{He}_k/\sqrt{k!}` (chapter 0)."""
+    r"""The normalised Hermite polynomial :math:`h_k = \mathrm{He}_k/\sqrt{k!}` (chapter 0).
+
+    {prf:ref}`def-hermite`.
+
+    Parameters
+    ----------
+    k : int
+        Degree, ``k >= 0``.
+    x : array_like
+        Points, any shape.
+
+    Returns
+    -------
+    ndarray shaped like ``x``
+    """
     k = V.positive_int(k, "k", minimum=0)
     return hermite_polys(x, k, normalized=True)[k]
 
 
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
+_GL_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def gauss_legendre(m: int):
+    """The ``m``-point Gauss-Legendre rule on [-1, 1] (cached; the package's one copy).
+
+    Parameters
+    ----------
+    m : int
+        Number of nodes.
+
+    Returns
+    -------
+    (nodes, weights) : tuple of ndarray (m,)
+    """
+    if m not in _GL_CACHE:
+        _GL_CACHE[m] = np.polynomial.legendre.leggauss(V.positive_int(m, "m"))
+    return _GL_CACHE[m]
 
 
 def as_callable(f, name="f") -> Callable:
+    """Return ``f`` if it is callable, else raise ``ValueError`` naming it ``name``.
+
+    Parameters
+    ----------
+    f : object
+        The candidate function.
+    name : str
+        Its name in the error message.
+
+    Returns
+    -------
+    callable
+        ``f`` itself.
+    """
     if not callable(f):
         raise ValueError(f"{name} must be a callable (vectorised in its argument), got {f!r}")
     return f
 
 
 def eval_vectorised(f: Callable, x: np.ndarray) -> np.ndarray:
-    """Evaluate ``f`` on a 1-d array, returning shape (m,) + value shape; checks finiteness."""
+    """Evaluate ``f`` on a 1-d array of points and check the result.
+
+    A 0-d result (a constant function such as ``lambda u: 1.0``) is broadcast to the points.
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised function.
+    x : ndarray (m,)
+        Points.
+
+    Returns
+    -------
+    ndarray
+        Shape ``(m,) + value shape``, finite (``ValueError`` otherwise).
+    """
     val = np.asarray(f(x), dtype=float)
     if val.shape[: 1] != x.shape:
         if val.ndim == 0:  # a constant function written as ``lambda u: 1.0``
@@ -112,12 +188,26 @@ def eval_vectorised(f: Callable, x: np.ndarray) -> np.ndarray:
     return val
 
 
-def panel_rule(a: np.ndarray, b: np.ndarray):
-    """Gauss-Legendre nodes and weights on many panels [a_i, b_i] (arrays of equal length)."""
+def panel_rule(a: np.ndarray, b: np.ndarray, m: int = 20):
+    """Gauss-Legendre nodes and weights on many panels ``[a_i, b_i]``.
+
+    Parameters
+    ----------
+    a, b : ndarray (p,)
+        Left and right ends of the panels.
+    m : int
+        Nodes per panel (:func:`gauss_legendre`).
+
+    Returns
+    -------
+    (nodes, weights) : tuple of ndarray (p, m)
+        The rule on each panel, for the Lebesgue measure.
+    """
+    x, w = gauss_legendre(m)
     half = 0.5 * (b - a)
     mid = 0.5 * (b + a)
-    nodes = mid[:, None] + half[:, None] * _GL_NODES[None, :]
-    weights = half[:, None] * _GL_WEIGHTS[None, :]
+    nodes = mid[:, None] + half[:, None] * x[None, :]
+    weights = half[:, None] * w[None, :]
     return nodes, weights
 
 
@@ -210,6 +300,9 @@ def hermite_coefficients(
 ) -> np.ndarray:
     r"""Hermite coefficients of ``f`` up to degree ``kmax`` (chapters 0 and 2).
 
+    The :math:`c_k` of {eq}`eq-ch0-hermite-expansion` and the :math:`\lambda_k` of
+    {eq}`eq-ch2-hermite-expansion`.
+
     Returns :math:`c_k = \mathbb E[f(G)h_k(G)]` (``normalized=True``) or
     :math:`\lambda_k = \mathbb E[f(G)\mathrm{He}_k(G)]` (``normalized=False``) for
     ``k = 0..kmax``. Accurate to about 1e-10 for polynomials and smooth links and to better
@@ -248,6 +341,19 @@ _GH_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def gauss_hermite(m: int):
+    r"""The ``m``-point Gauss-Hermite rule for :math:`\mathbb E[f(G)]`, :math:`G\sim N(0,1)`.
+
+    Nodes of :math:`\mathrm{He}_m` and weights summing to one (cached).
+
+    Parameters
+    ----------
+    m : int
+        Number of nodes.
+
+    Returns
+    -------
+    (nodes, weights) : tuple of ndarray (m,)
+    """
     if m not in _GH_CACHE:
         x, w = np.polynomial.hermite_e.hermegauss(m)
         _GH_CACHE[m] = (x, w / math.sqrt(2 * math.pi))
@@ -255,8 +361,21 @@ def gauss_hermite(m: int):
 
 
 def split_gaussian_rule(m: int = 160, cutoff: float = 9.0):
-    """Gauss-Legendre on [-cutoff, 0] and [0, cutoff] with the Gaussian density (kink at 0)."""
-    x, w = np.polynomial.legendre.leggauss(m)
+    """Gauss-Legendre on [-cutoff, 0] and [0, cutoff] with the Gaussian density (kink at 0).
+
+    Parameters
+    ----------
+    m : int
+        Nodes on each half.
+    cutoff : float
+        Truncation of the line.
+
+    Returns
+    -------
+    (nodes, weights) : tuple of ndarray (2m,)
+        Weights include the standard Gaussian density.
+    """
+    x, w = gauss_legendre(m)
     xs = np.concatenate([(x - 1) * cutoff / 2, (x + 1) * cutoff / 2])
     ws = np.concatenate([w, w]) * cutoff / 2 * np.exp(-0.5 * xs**2) / math.sqrt(2 * math.pi)
     return xs, ws

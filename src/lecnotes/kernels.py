@@ -18,11 +18,13 @@ the angle between :math:`x` and :math:`z`; they satisfy
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg as sla
 
 from . import _validate as V
-from .hermite import hermite_polys
+from .hermite import gauss_hermite, hermite_polys
 from .networks import features
 from .targets import get_link
 
@@ -32,12 +34,12 @@ __all__ = [
     "rbf_kernel",
     "random_features",
     "kernel_ridge",
-    "kernel_ridge_path",
     "rkhs_norm",
     "kernel_gradient_descent",
     "rademacher_rkhs",
     "rademacher_rkhs_bound",
     "kernel_ridge_at_loss",
+    "RiskResult",
     "single_index_risk",
     "kernel_gd_steps_to_loss",
 ]
@@ -82,11 +84,23 @@ def _j0_j1(c):
 def arccos_kernel(X, Z=None, order: int = 1) -> np.ndarray:
     r"""Arc-cosine kernel :math:`k_\ell(x,z)` of Cho and Saul (2009), orders 0, 1, 2.
 
-    Chapter 1, eq. (arc-cosine). :math:`k_0 = 1-\theta/\pi`,
+    The kernels :math:`k_0, k_1` of chapter 1, {eq}`eq-ch1-relu-ntk`:
+    :math:`k_0 = 1-\theta/\pi`,
     :math:`k_1 = \frac1\pi\|x\|\|z\|(\sin\theta+(\pi-\theta)\cos\theta)`,
     :math:`k_2 = \frac1\pi\|x\|^2\|z\|^2(3\sin\theta\cos\theta+(\pi-\theta)(1+2\cos^2\theta))`.
 
-    Returns an (n_X, n_Z) array (``Z`` defaults to ``X``).
+    Parameters
+    ----------
+    X : array_like (n_X, d)
+        Inputs.
+    Z : array_like (n_Z, d), optional
+        Second set of inputs (default ``X``).
+    order : int
+        0, 1 or 2.
+
+    Returns
+    -------
+    ndarray (n_X, n_Z)
     """
     X, Z = _pair(X, Z)
     order = V.positive_int(order, "order", minimum=0)
@@ -107,7 +121,7 @@ def arccos_kernel(X, Z=None, order: int = 1) -> np.ndarray:
 
 
 def relu_ntk(X, Z=None, *, w_var: float | None = None, a_var: float = 1.0) -> np.ndarray:
-    r"""Infinite-width NTK of :math:`f=m^{-1/2}\sum_k a_k\relu(w_k\cdot x)` (chapter 1, eq. (NTK)).
+    r"""Infinite-width NTK of :math:`f=m^{-1/2}\sum_k a_k\relu(w_k\cdot x)` ({eq}`eq-ch1-relu-ntk`).
 
     With :math:`w_k\sim N(0,v I_d)` (``w_var`` = v, default :math:`1/d`) and
     :math:`\mathbb E a_k^2` = ``a_var``,
@@ -119,6 +133,21 @@ def relu_ntk(X, Z=None, *, w_var: float | None = None, a_var: float = 1.0) -> np
     (Jacot, Gabriel, Hongler 2018). It is rotation invariant: a function of
     :math:`\|x\|,\|z\|,\langle x,z\rangle`. Computed in place (about four n_X x n_Z
     arrays of memory).
+
+    Parameters
+    ----------
+    X : array_like (n_X, d)
+        Inputs.
+    Z : array_like (n_Z, d), optional
+        Second set of inputs (default ``X``).
+    w_var : float, optional
+        Variance :math:`v` of the first-layer weights (default :math:`1/d`).
+    a_var : float
+        :math:`\mathbb E a_k^2`; 0 keeps the second-layer part only.
+
+    Returns
+    -------
+    ndarray (n_X, n_Z)
     """
     X, Z = _pair(X, Z)
     d = X.shape[1]
@@ -139,7 +168,20 @@ def rbf_kernel(X, Z=None, bandwidth: float = 1.0) -> np.ndarray:
     r"""Gaussian kernel :math:`\exp(-\|x-z\|^2/(2b^2d))`, rotation invariant (chapter 1).
 
     The distance is divided by :math:`d` so that the kernel is of order one for Gaussian
-    inputs whatever the dimension.
+    inputs whatever the dimension (exercise {ref}`ex-ch1-rbf`).
+
+    Parameters
+    ----------
+    X : array_like (n_X, d)
+        Inputs.
+    Z : array_like (n_Z, d), optional
+        Second set of inputs (default ``X``).
+    bandwidth : float
+        :math:`b > 0`.
+
+    Returns
+    -------
+    ndarray (n_X, n_Z)
     """
     X, Z = _pair(X, Z)
     b = V.positive_float(bandwidth, "bandwidth")
@@ -154,9 +196,23 @@ def rbf_kernel(X, Z=None, bandwidth: float = 1.0) -> np.ndarray:
 def random_features(X, m: int | None = None, activation="relu", rng=None, W=None):
     r"""Random features :math:`\phi(x) = m^{-1/2}\sigma(Wx)`, rows :math:`w_k\sim N(0,I_d/d)`.
 
-    Chapter 1, eq. (random features) (Rahimi and Recht 2007). :math:`\Phi\Phi^\top` converges
-    to :math:`\mathbb E_w[\sigma(w\cdot x)\sigma(w\cdot z)]` (for ReLU: ``arccos_kernel(X, Z,
-    1) / (2 d)``) as :math:`m\to\infty`. Pass ``W`` to reuse the same features on new inputs.
+    Rahimi and Recht (2007); the second-layer part of {eq}`eq-ch1-relu-ntk` (chapter 1).
+    :math:`\Phi\Phi^\top` converges to :math:`\mathbb E_w[\sigma(w\cdot x)\sigma(w\cdot z)]`
+    (for ReLU: ``arccos_kernel(X, Z, 1) / (2 d)``) as :math:`m\to\infty`. Pass ``W`` to reuse
+    the same features on new inputs.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Inputs.
+    m : int, optional
+        Number of features (needed unless ``W`` is given).
+    activation : str
+        Activation :math:`\sigma`.
+    rng : Generator, int or None
+        Random source of ``W`` (SPEC 7).
+    W : array_like (m, d), optional
+        Reuse these first-layer weights.
 
     Returns
     -------
@@ -196,7 +252,8 @@ def _kernel_and_labels(K, y):
 def kernel_ridge(K, y, lam: float) -> np.ndarray:
     r"""Coefficients :math:`\alpha` of kernel ridge regression, :math:`(K+n\lambda I)\alpha=y`.
 
-    Chapter 1, eq. (KRR). Cholesky factorisation and two triangular solves
+    The kernel predictor :math:`\hat f_\lambda` of chapter 1, {eq}`eq-ch1-kernel-barrier`.
+    Cholesky factorisation and two triangular solves
     (``scipy.linalg.cho_solve``); ``lam = 0`` returns the minimum-norm interpolant
     (least-squares solve, valid for a singular ``K``). Predict with ``K_test @ alpha``.
 
@@ -205,12 +262,14 @@ def kernel_ridge(K, y, lam: float) -> np.ndarray:
     K : array_like (n, n)
         Kernel matrix on the training inputs (symmetric positive semi-definite).
     y : array_like (n,)
+        Labels.
     lam : float
         Ridge, ``>= 0``.
 
     Returns
     -------
     ndarray (n,)
+        The coefficients :math:`\alpha`.
     """
     K, y = _kernel_and_labels(K, y)
     lam = V.nonneg_float(lam, "lam")
@@ -224,30 +283,22 @@ def kernel_ridge(K, y, lam: float) -> np.ndarray:
         raise ValueError("K + n lam I is not positive definite: is K a kernel matrix?") from None
 
 
-def kernel_ridge_path(K, y, lams):
-    r"""Kernel ridge regression for many ridges with one eigendecomposition (chapter 1).
+def rkhs_norm(K, alpha) -> float:
+    r"""RKHS norm :math:`\sqrt{\alpha^\top K\alpha}` of :math:`f=\sum_i\alpha_iK(\cdot,x_i)`.
 
-    With :math:`K = U\,\mathrm{diag}(\mu)U^\top`,
-    :math:`\alpha(\lambda) = U\,\mathrm{diag}(1/(\mu+n\lambda))U^\top y`. Used to pick the
-    ridge and to trace the trade-off between training error and RKHS norm.
+    The radius of the RKHS ball of {prf:ref}`lem-ch1-three-balls` (chapter 1).
+
+    Parameters
+    ----------
+    K : array_like (n, n)
+        Kernel matrix.
+    alpha : array_like (n,)
+        Coefficients.
 
     Returns
     -------
-    alphas : ndarray (len(lams), n)
+    float
     """
-    K, y = _kernel_and_labels(K, y)
-    lams = V.finite_array(lams, "lams", ndim=1)
-    if lams.size < 1 or np.any(lams <= 0):
-        raise ValueError("lams must be a non-empty array of positive ridges")
-    n = K.shape[0]
-    mu, U = np.linalg.eigh(0.5 * (K + K.T))
-    mu = np.maximum(mu, 0.0)
-    Uy = U.T @ y
-    return (Uy[None, :] / (mu[None, :] + n * lams[:, None])) @ U.T
-
-
-def rkhs_norm(K, alpha) -> float:
-    r"""RKHS norm :math:`\sqrt{\alpha^\top K\alpha}` of :math:`f=\sum_i\alpha_iK(\cdot,x_i)`."""
     K = _square_kernel(K)
     alpha = V.finite_array(alpha, "alpha", ndim=1)
     if alpha.shape[0] != K.shape[0]:
@@ -256,7 +307,7 @@ def rkhs_norm(K, alpha) -> float:
 
 
 def kernel_gradient_descent(K, y, eta: float, steps: int, f0=None):
-    r"""Gradient descent on the linearised (lazy) model, in closed form (chapter 1, eq. (lazy)).
+    r"""Gradient descent on the linearised (lazy) model, in closed form ({eq}`eq-ch1-linearised`).
 
     The linearised network :math:`f_t = f_0 + \nabla_\theta f_0\cdot(\theta_t-\theta_0)` trained
     by GD on :math:`\frac1{2n}\sum_i(f_t(x_i)-y_i)^2` with step :math:`\eta` evolves as
@@ -268,9 +319,13 @@ def kernel_gradient_descent(K, y, eta: float, steps: int, f0=None):
     Parameters
     ----------
     K : array_like (n, n)
+        Kernel matrix (the tangent kernel at initialisation).
     y : array_like (n,)
+        Labels.
     eta : float
+        Step size.
     steps : int
+        Number of steps.
     f0 : array_like (n,), optional
         Initial predictions on the training set (default 0).
 
@@ -297,10 +352,22 @@ def kernel_gradient_descent(K, y, eta: float, steps: int, f0=None):
 def rademacher_rkhs(K, B: float = 1.0, n_mc: int = 200, rng=None):
     r"""Monte Carlo empirical Rademacher complexity of the RKHS ball of radius ``B``.
 
-    Chapter 1, eq. (Rademacher RKHS): for :math:`\mathcal F_B=\{\|f\|_{\mathcal H}\le B\}`,
+    Chapter 1, {eq}`eq-ch1-rademacher` and {prf:ref}`lem-ch1-three-balls`: for
+    :math:`\mathcal F_B=\{\|f\|_{\mathcal H}\le B\}`,
     :math:`\sup_{f\in\mathcal F_B}\frac1n\sum_i s_if(x_i) = \frac Bn\sqrt{s^\top Ks}` exactly,
     so :math:`\widehat{\mathfrak R}_n = \frac Bn\mathbb E_s\sqrt{s^\top Ks}`. With the linear
     kernel :math:`K=XX^\top` this is the class :math:`\{x\mapsto\langle w,x\rangle:\|w\|\le B\}`.
+
+    Parameters
+    ----------
+    K : array_like (n, n)
+        Kernel matrix.
+    B : float
+        Radius of the ball.
+    n_mc : int
+        Number of sign vectors.
+    rng : Generator, int or None
+        Random source (SPEC 7).
 
     Returns
     -------
@@ -318,19 +385,47 @@ def rademacher_rkhs(K, B: float = 1.0, n_mc: int = 200, rng=None):
 
 
 def rademacher_rkhs_bound(K, B: float = 1.0) -> float:
-    r"""Jensen bound :math:`\widehat{\mathfrak R}_n\le\frac Bn\sqrt{\mathrm{tr}\,K}` (chapter 1)."""
+    r"""Jensen bound :math:`\widehat{\mathfrak R}_n\le\frac Bn\sqrt{\mathrm{tr}\,K}` (chapter 1).
+
+    The upper side of {eq}`eq-ch1-linear-sandwich` for the ball of :func:`rademacher_rkhs`.
+
+    Parameters
+    ----------
+    K : array_like (n, n)
+        Kernel matrix.
+    B : float
+        Radius of the ball.
+
+    Returns
+    -------
+    float
+    """
     K = _square_kernel(K)
     B = V.nonneg_float(B, "B")
     return float(B / K.shape[0] * np.sqrt(max(np.trace(K), 0.0)))
 
 
 def kernel_ridge_at_loss(K, y, target_loss: float, *, lam_range=(1e-12, 1e4), iters: int = 40):
-    r"""The minimum-RKHS-norm fit reaching a given training loss (chapter 1, eq. (budget)).
+    r"""The minimum-RKHS-norm fit reaching a given training loss (chapter 1).
 
     Among functions with :math:`\frac1{2n}\sum_i(f(x_i)-y_i)^2\le\varepsilon`, the one of least
     RKHS norm is a kernel ridge solution (Lagrange duality); its training loss increases and
     its norm decreases with :math:`\lambda`. Bisection on :math:`\log\lambda` finds the largest
-    ridge whose training loss is at most ``target_loss`` (one Cholesky solve per step).
+    ridge whose training loss is at most ``target_loss`` (one Cholesky solve per step). The
+    RKHS budget of {prf:ref}`lem-ch1-three-balls`.
+
+    Parameters
+    ----------
+    K : array_like (n, n)
+        Kernel matrix.
+    y : array_like (n,)
+        Labels.
+    target_loss : float
+        :math:`\varepsilon > 0`.
+    lam_range : (float, float)
+        Bracket of ridges for the bisection.
+    iters : int
+        Bisection steps.
 
     Returns
     -------
@@ -371,11 +466,22 @@ def kernel_ridge_at_loss(K, y, target_loss: float, *, lam_range=(1e-12, 1e4), it
     return lo, a_lo
 
 
+class RiskResult(NamedTuple):
+    """Test risk of a predictor on a single-index target (:func:`single_index_risk`)."""
+
+    risk: float
+    """The risk :math:`\\mathbb E(\\hat f(x)-\\varphi(u))^2`."""
+    stderr: float
+    """Monte Carlo standard error (over :math:`x_\\perp`)."""
+    coefficients: np.ndarray
+    """Hermite coefficients :math:`c_0..c_{k_{\\max}}` of the predictor along :math:`w_\\star`."""
+
+
 def single_index_risk(predict, w_star, link, *, n_perp: int = 200, n_quad: int = 32,
                       kmax: int = 2, rng=None):
     r"""Test risk of a predictor on a single-index target, quadrature along :math:`w_\star`.
 
-    Chapter 1, eq. (risk estimator). Writing :math:`x = u\,w_\star + x_\perp`, the risk
+    Chapter 1, {eq}`eq-ch1-risk-decomposition`. Writing :math:`x = u\,w_\star + x_\perp`, the risk
     :math:`\mathbb E(\hat f(x)-\varphi(u))^2` is integrated exactly in :math:`u` by
     ``n_quad``-point Gauss-Hermite quadrature and by Monte Carlo over ``n_perp`` draws of
     :math:`x_\perp\sim N(0,I-w_\star w_\star^\top)`. This removes the heavy-tailed fluctuation
@@ -388,18 +494,18 @@ def single_index_risk(predict, w_star, link, *, n_perp: int = 200, n_quad: int =
     predict : callable
         ``predict(X)`` for an (N, d) array returns N predictions.
     w_star : array_like (d,)
+        The target direction.
     link : callable or str
         The target's link (name from :data:`lecnotes.targets.LINKS` or vectorised callable).
     n_perp, n_quad, kmax : int
+        Monte Carlo draws of :math:`x_\perp`, Gauss-Hermite nodes, largest coefficient degree.
     rng : Generator, int or None
+        Random source (SPEC 7).
 
     Returns
     -------
-    risk : float
-    stderr : float
-        Monte Carlo standard error (over :math:`x_\perp`).
-    coefs : ndarray (kmax + 1,)
-        :math:`c_0,\dots,c_{k_{\max}}` (normalised Hermite basis).
+    RiskResult
+        ``(risk, stderr, coefficients)``, the coefficients in the normalised Hermite basis.
     """
 
     if not callable(predict):
@@ -414,8 +520,7 @@ def single_index_risk(predict, w_star, link, *, n_perp: int = 200, n_quad: int =
     n_quad = V.positive_int(n_quad, "n_quad")
     kmax = V.positive_int(kmax, "kmax", minimum=0)
     rng = V.generator(rng)
-    nodes, weights = np.polynomial.hermite_e.hermegauss(n_quad)
-    weights = weights / np.sqrt(2.0 * np.pi)
+    nodes, weights = gauss_hermite(n_quad)
     Xp = rng.standard_normal((n_perp, w.shape[0]))
     Xp -= np.outer(Xp @ w, w)
     Xq = (Xp[:, None, :] + nodes[None, :, None] * w[None, None, :]).reshape(-1, w.shape[0])
@@ -426,7 +531,7 @@ def single_index_risk(predict, w_star, link, *, n_perp: int = 200, n_quad: int =
     per = (f - np.asarray(phi(nodes), dtype=float)[None, :]) ** 2 @ weights
     H = hermite_polys(nodes, kmax, normalized=True)  # (kmax+1, n_quad)
     coefs = (f @ (H * weights[None, :]).T).mean(axis=0)
-    return float(per.mean()), float(per.std(ddof=1) / np.sqrt(n_perp)), coefs
+    return RiskResult(float(per.mean()), float(per.std(ddof=1) / np.sqrt(n_perp)), coefs)
 
 
 def kernel_gd_steps_to_loss(K, y, eta: float, target_loss: float, max_steps: int = 100_000,
@@ -435,6 +540,27 @@ def kernel_gd_steps_to_loss(K, y, eta: float, target_loss: float, max_steps: int
 
     Same dynamics as :func:`kernel_gradient_descent`: the loss
     :math:`\frac1{2n}\sum_j(1-\eta\mu_j/n)^{2t}(U^\top r_0)_j^2` is evaluated in closed form.
+    Gives the training time :math:`t` of the lazy prediction of {prf:ref}`prop-ch1-lazy-movement`.
+
+    Parameters
+    ----------
+    K : array_like (n, n)
+        Kernel matrix.
+    y : array_like (n,)
+        Labels.
+    eta : float
+        Step size.
+    target_loss : float
+        Training loss to reach.
+    max_steps : int
+        Step cap.
+    f0 : array_like (n,), optional
+        Initial predictions (default 0).
+
+    Returns
+    -------
+    int
+        The first step :math:`t` with loss at most ``target_loss``.
 
     Raises
     ------

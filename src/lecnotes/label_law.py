@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from .hermite import hermite_polys
+from .hermite import gauss_hermite, gauss_legendre, hermite_polys
 
 __all__ = [
     "KMAX_LIMIT",
@@ -103,23 +103,46 @@ N_UPANELS = 3  # noisy case: window cut at equal steps in phi ...
 N_GPANELS = 3  # ... and at equal steps in g
 
 
-GL12_NODES, GL12_WEIGHTS = np.polynomial.legendre.leggauss(12)
+GL12_NODES, GL12_WEIGHTS = gauss_legendre(12)  # noisy case: rule on each panel of the window
 
 
-GH32_NODES, GH32_WEIGHTS = np.polynomial.hermite_e.hermegauss(32)
-
-
-GH32_WEIGHTS = GH32_WEIGHTS / _SQRT_2PI
+GH32_NODES, GH32_WEIGHTS = gauss_hermite(32)  # noisy case: outer rule in Z (weights sum to 1)
 
 
 CHUNK = 4096
 
 
 def gauss(x):
+    r"""The standard Gaussian density :math:`\gamma(x)`.
+
+    Parameters
+    ----------
+    x : array_like
+        Points.
+
+    Returns
+    -------
+    ndarray shaped like ``x``
+    """
     return np.exp(-0.5 * x * x) / _SQRT_2PI
 
 
 def evaluate(phi: Callable, x: np.ndarray) -> np.ndarray:
+    """Evaluate a link on an array of points, checking shape and finiteness.
+
+    A 0-d result (a constant link) is broadcast to the points.
+
+    Parameters
+    ----------
+    phi : callable
+        Vectorised link.
+    x : ndarray
+        Points.
+
+    Returns
+    -------
+    ndarray shaped like ``x``
+    """
     val = np.asarray(phi(x), dtype=float)
     if val.shape != x.shape:
         if val.ndim == 0:
@@ -135,6 +158,13 @@ def evaluate(phi: Callable, x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Pieces:
+    """The decomposition of a link on [-12, 12] into flat and strictly monotone pieces.
+
+    Built by :func:`pieces` (module doc); the law of :math:`Y = \varphi(G)` of chapter 2,
+    {prf:ref}`def-ch2-generative-exponent`, is read off it: atoms from the flat pieces, a
+    density from the monotone ones.
+    """
+
     phi: Callable
     mono_lo: np.ndarray  # (J,) ends of the strictly monotone pieces
     mono_hi: np.ndarray
@@ -158,6 +188,7 @@ class Pieces:
 
     @property
     def n_mono(self) -> int:
+        """Number of strictly monotone pieces."""
         return self.mono_lo.shape[0]
 
 
@@ -204,13 +235,17 @@ def _flat_edge(phi, a, b, value, flat_on_right):
     for _ in range(64):
         m = 0.5 * (a + b)
         eq = evaluate(phi, m) == value
-        if flat_on_right:  # phi != value at a, == value at b
-            b = np.where(eq, m, b)
-            a = np.where(eq, a, m)
-        else:  # phi == value at a, != value at b
-            a = np.where(eq, m, a)
-            b = np.where(eq, b, m)
+        # the midpoint replaces the end on its side of the edge: the flat side is b when
+        # flat_on_right (phi != value at a, == value at b), a otherwise
+        to_b = eq if flat_on_right else ~eq
+        b = np.where(to_b, m, b)
+        a = np.where(to_b, a, m)
     return a, b
+
+
+def _insert_cells(pos, cells, new):
+    """Insert ``new[i]`` before index ``pos`` in each array of ``cells`` (np.insert)."""
+    return [np.insert(c, pos, v) for c, v in zip(cells, new, strict=True)]
 
 
 def _decompose(phi: Callable, declared=()) -> Pieces:
@@ -228,13 +263,9 @@ def _decompose(phi: Callable, declared=()) -> Pieces:
     cut = np.zeros(lo.shape, dtype=bool)
     cut[0] = True
     cut |= np.isin(lo, declared)
-    lo2, hi2, flo2, fhi2 = jb[jump], x[1:][jump], jfb[jump], f[1:][jump]
     pos = np.nonzero(jump)[0] + 1
-    lo = np.insert(lo, pos, lo2)
-    hi = np.insert(hi, pos, hi2)
-    flo = np.insert(flo, pos, flo2)
-    fhi = np.insert(fhi, pos, fhi2)
-    cut = np.insert(cut, pos, True)
+    lo, hi, flo, fhi, cut = _insert_cells(
+        pos, (lo, hi, flo, fhi, cut), (jb[jump], x[1:][jump], jfb[jump], f[1:][jump], True))
     if declared.size:  # a cut right after a declared break point sits on the cell starting there
         cut |= np.isin(lo, declared)
     # drop zero-length cells, carrying their cut to the next cell
@@ -253,14 +284,12 @@ def _decompose(phi: Callable, declared=()) -> Pieces:
         bad = fm != flo[z]
         if bad.any():
             zb, mid_b, fm_b = z[bad], mid[bad], fm[bad]
-            lo2, hi2, flo2, fhi2 = mid_b, hi[zb].copy(), fm_b, fhi[zb].copy()
+            hi2, fhi2 = hi[zb].copy(), fhi[zb].copy()
             hi[zb], fhi[zb] = mid_b, fm_b
             s[zb] = np.sign(fm_b - flo[zb])
-            ins = zb + 1
-            lo, hi = np.insert(lo, ins, lo2), np.insert(hi, ins, hi2)
-            flo, fhi = np.insert(flo, ins, flo2), np.insert(fhi, ins, fhi2)
-            s = np.insert(s, ins, np.sign(fhi2 - flo2))
-            cut = np.insert(cut, ins, False)
+            lo, hi, flo, fhi, s, cut = _insert_cells(
+                zb + 1, (lo, hi, flo, fhi, s, cut),
+                (mid_b, hi2, fm_b, fhi2, np.sign(fhi2 - fm_b), False))
     n = lo.size
     # runs of equal class not separated by a cut
     start = np.ones(n, dtype=bool)
@@ -281,18 +310,16 @@ def _decompose(phi: Callable, declared=()) -> Pieces:
             m = _extremum(phi, lo[i - 1], hi[i], sp[turn])
             r_hi[prev_run[turn]] = m
             r_lo[this_run[turn]] = m
-        into_flat = (sp != 0) & (sn == 0)
-        if into_flat.any():
-            i = bnd[into_flat]
-            ea, eb = _flat_edge(phi, lo[i - 1], hi[i - 1], flo[i], flat_on_right=True)
-            r_hi[prev_run[into_flat]] = ea
-            r_lo[this_run[into_flat]] = eb
-        out_flat = (sp == 0) & (sn != 0)
-        if out_flat.any():
-            i = bnd[out_flat]
-            ea, eb = _flat_edge(phi, lo[i], hi[i], fhi[i - 1], flat_on_right=False)
-            r_hi[prev_run[out_flat]] = ea
-            r_lo[this_run[out_flat]] = eb
+        # a monotone run into a flat one (edge in the last cell of the first run, flat on the
+        # right), and a flat run into a monotone one (edge in the first cell of the second)
+        for sel, into in (((sp != 0) & (sn == 0), True), ((sp == 0) & (sn != 0), False)):
+            if sel.any():
+                i = bnd[sel]
+                c = i - 1 if into else i
+                value = flo[i] if into else fhi[i - 1]
+                ea, eb = _flat_edge(phi, lo[c], hi[c], value, flat_on_right=into)
+                r_hi[prev_run[sel]] = ea
+                r_lo[this_run[sel]] = eb
     good = r_hi > r_lo
     r_lo, r_hi, r_s = r_lo[good], r_hi[good], r_s[good]
     flat = r_s == 0
@@ -372,16 +399,29 @@ def _decompose(phi: Callable, declared=()) -> Pieces:
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _pieces_cached(link) -> Pieces:
+def _decompose_link(link) -> Pieces:
     return _decompose(link, getattr(link, "breakpoints", ()))
 
 
+_pieces_cached = functools.lru_cache(maxsize=64)(_decompose_link)
+
+
 def pieces(link) -> Pieces:
+    """The :class:`Pieces` of a link (cached for hashable links; module doc).
+
+    Parameters
+    ----------
+    link : callable
+        Vectorised link; its ``breakpoints`` attribute, if any, is used.
+
+    Returns
+    -------
+    Pieces
+    """
     try:
         return _pieces_cached(link)
     except TypeError:  # unhashable callable
-        return _decompose(link, getattr(link, "breakpoints", ()))
+        return _decompose_link(link)
 
 
 def invert(P: Pieces, j: int, u: np.ndarray) -> np.ndarray:
@@ -390,6 +430,20 @@ def invert(P: Pieces, j: int, u: np.ndarray) -> np.ndarray:
     The tabulated scan brackets each root in a cell of width 1e-3; the Illinois variant of
     regula falsi (superlinear, bracketing, so safe at kinks and turning points) then converges
     to rounding in a handful of steps; stragglers finish by bisection.
+
+    Parameters
+    ----------
+    P : Pieces
+        The decomposition.
+    j : int
+        Index of a monotone piece.
+    u : ndarray
+        Labels.
+
+    Returns
+    -------
+    ndarray shaped like ``u``
+        The preimages in piece ``j``.
     """
     d = P.mono_dir[j]
     target = d * np.clip(u, P.mono_ylo[j], P.mono_yhi[j])
@@ -436,6 +490,20 @@ def abs_derivative(P: Pieces, j: int, g: np.ndarray) -> np.ndarray:
     relative), shrunk to keep the stencil [g - 2h, g + 2h] away from the non-smooth ends of
     the piece (jumps, kinks, edges of flat stretches). Smooth ends (located extrema) may be
     straddled, which keeps the derivative accurate next to a turning point, where it is small.
+
+    Parameters
+    ----------
+    P : Pieces
+        The decomposition.
+    j : int
+        Index of a monotone piece.
+    g : ndarray
+        Points of the piece.
+
+    Returns
+    -------
+    ndarray shaped like ``g``
+        :math:`|\varphi'(g)|`, at least 1e-300.
     """
     lo, hi = P.mono_lo[j], P.mono_hi[j]
     dist = np.full(g.shape, np.inf)
@@ -451,7 +519,23 @@ def abs_derivative(P: Pieces, j: int, g: np.ndarray) -> np.ndarray:
 
 
 def atom_tables(P: Pieces, kmax: int):
-    """Masses (A,) and numerators E[h_k(G) 1{phi(G)=c}] (A, kmax+1) of the atoms, exactly."""
+    r"""Masses (A,) and numerators E[h_k(G) 1{phi(G)=c}] (A, kmax+1) of the atoms, exactly.
+
+    By :math:`\int_\alpha^\beta \mathrm{He}_k\gamma = \mathrm{He}_{k-1}(\alpha)\gamma(\alpha)
+    - \mathrm{He}_{k-1}(\beta)\gamma(\beta)` (module doc).
+
+    Parameters
+    ----------
+    P : Pieces
+        The decomposition.
+    kmax : int
+        Largest degree.
+
+    Returns
+    -------
+    (mass, num) : tuple of ndarray
+        Shapes (A,) and (A, kmax + 1).
+    """
     A = P.atoms.size
     mass = np.zeros(A)
     num = np.zeros((A, kmax + 1))
@@ -477,7 +561,19 @@ def atom_tables(P: Pieces, kmax: int):
 
 
 def label_interval(P: Pieces, y: np.ndarray) -> np.ndarray:
-    """Index i of the label interval [yv[i], yv[i+1]) holding y (-1 outside)."""
+    """Index i of the label interval [yv[i], yv[i+1]) holding y (-1 outside).
+
+    Parameters
+    ----------
+    P : Pieces
+        The decomposition.
+    y : ndarray
+        Labels.
+
+    Returns
+    -------
+    ndarray of int shaped like ``y``
+    """
     if P.yv.size < 2:
         return np.full(y.shape, -1)
     i = np.searchsorted(P.yv, y, side="right") - 1

@@ -1,30 +1,82 @@
 r"""Chapter 1, mean-field vs NTK training: path norms, Rademacher bounds, movement of the weights.
 
 The measures of chapter 1 on top of :mod:`lecnotes.networks` and :mod:`lecnotes.kernels`: the
-path norm and its Rademacher-complexity bound, and how far training moves the weights.
+path norm and its Rademacher-complexity bound, and how far training moves the weights; and the
+chapter's experiments, sweeps over seeds, widths and sample sizes (seeds on axis 0).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import _validate as V
-from .networks import check_params, output_scale
+from .hermite import he
+from .kernels import (
+    kernel_gd_steps_to_loss,
+    kernel_gradient_descent,
+    kernel_ridge,
+    kernel_ridge_at_loss,
+    rademacher_rkhs,
+    rademacher_rkhs_bound,
+    relu_ntk,
+    rkhs_norm,
+    single_index_risk,
+)
+from .networks import (
+    check_params,
+    empirical_ntk,
+    forward,
+    init_params,
+    output_scale,
+    step_size,
+    train,
+)
+from .targets import single_index
 
 __all__ = [
     "path_norm",
     "path_norm_rademacher_bound",
     "relative_movement",
     "param_distance",
+    "target",
+    "MovementResult",
+    "movement_sweep",
+    "RademacherResult",
+    "rademacher_linear_sweep",
+    "BUDGET_KEYS",
+    "NormBudgetResult",
+    "norm_budget_sweep",
+    "krr_point",
+    "krr_barrier_sweep",
+    "collapse_residual",
+    "c2_linear_fits",
+    "barrier_window",
+    "risk_at_d_squared",
+    "payoff_sweep",
 ]
 
 
 def path_norm(W, a, scaling="mf") -> float:
-    r"""Path norm :math:`s_m\sum_k|a_k|\,\|w_k\|` (chapter 1, eq. (path norm)).
+    r"""Path norm :math:`s_m\sum_k|a_k|\,\|w_k\|` (chapter 1, {prf:ref}`lem-ch1-three-balls`).
 
     For a positively homogeneous activation (ReLU) it bounds the Barron norm of the network
     function; with ``scaling="mf"`` it is :math:`\frac1m\sum_k|a_k|\|w_k\|`, of order one along
     mean-field training.
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+        First layer.
+    a : array_like (m,)
+        Second layer.
+    scaling : str
+        ``"mf"`` or ``"ntk"`` ({prf:ref}`def-ch1-scalings`), which sets :math:`s_m`.
+
+    Returns
+    -------
+    float
     """
     W, a = check_params(W, a)
     s = output_scale(W.shape[0], scaling)
@@ -34,8 +86,19 @@ def path_norm(W, a, scaling="mf") -> float:
 def path_norm_rademacher_bound(X, B: float) -> float:
     r"""Bound on the Rademacher complexity of ReLU networks with path norm at most ``B``.
 
-    Chapter 1, eq. (path-norm bound) (Neyshabur, Tomioka, Srebro 2015):
+    Chapter 1, {prf:ref}`lem-ch1-three-balls` (Neyshabur, Tomioka, Srebro 2015):
     :math:`\widehat{\mathfrak R}_n \le 2B\sqrt{\sum_i\|x_i\|^2}/n`.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+        Inputs.
+    B : float
+        Path-norm radius.
+
+    Returns
+    -------
+    float
     """
     X = V.finite_array(X, "X", ndim=2)
     if X.shape[0] < 1:
@@ -45,7 +108,19 @@ def path_norm_rademacher_bound(X, B: float) -> float:
 
 
 def relative_movement(W, W0) -> float:
-    r""":math:`\|W-W_0\|_F/\|W_0\|_F`, the relative movement of the first layer (chapter 1)."""
+    r""":math:`\|W-W_0\|_F/\|W_0\|_F`, the relative movement of the first layer (chapter 1).
+
+    The left side of {eq}`eq-ch1-lazy-movement`.
+
+    Parameters
+    ----------
+    W, W0 : array_like (m, d)
+        First layer after and before training.
+
+    Returns
+    -------
+    float
+    """
     W = V.finite_array(W, "W", ndim=2)
     W0 = V.finite_array(W0, "W0", ndim=2)
     if W.shape != W0.shape:
@@ -60,10 +135,459 @@ def param_distance(W, a, W0, a0) -> float:
     r""":math:`\|\theta-\theta_0\| = (\|W-W_0\|_F^2+\|a-a_0\|^2)^{1/2}` (chapter 1).
 
     In the lazy regime it bounds the RKHS norm (for the tangent kernel at initialisation) of
-    the change of the network function, the "norm budget" of the linearised model.
+    the change of the network function, the "norm budget" of the linearised model
+    ({eq}`eq-ch1-linearised`, {prf:ref}`lem-ch1-three-balls`).
+
+    Parameters
+    ----------
+    W, a : array_like
+        Parameters after training, (m, d) and (m,).
+    W0, a0 : array_like
+        Parameters at initialisation.
+
+    Returns
+    -------
+    float
     """
     W, a = check_params(W, a)
     W0, a0 = check_params(W0, a0)
     if W.shape != W0.shape:
         raise ValueError(f"shapes differ: {W.shape} vs {W0.shape}")
     return float(np.sqrt(np.sum((W - W0) ** 2) + np.sum((a - a0) ** 2)))
+
+
+def target(u) -> np.ndarray:
+    r"""The running single-index link of chapter 1, :math:`\varphi = h_1 + h_2`.
+
+    {eq}`eq-ch1-target`: :math:`\varphi(u) = \mathrm{He}_1(u) + \mathrm{He}_2(u)/\sqrt2`,
+    unit-norm degree-1 and degree-2 parts.
+
+    Parameters
+    ----------
+    u : array_like
+        Points.
+
+    Returns
+    -------
+    ndarray
+        :math:`\varphi(u)`, shaped like ``u``.
+    """
+    return he(1, u) + he(2, u) / np.sqrt(2)
+
+
+class MovementResult(NamedTuple):
+    """Width sweep of :func:`movement_sweep`; arrays have the seeds on axis 0."""
+
+    movement: dict
+    r"""scaling -> (seeds, widths): relative first-layer movement :math:`\|W-W_0\|_F/\|W_0\|_F`."""
+    gap: dict
+    """scaling -> (seeds, widths): relative distance between network and linearised model."""
+    reached: np.ndarray
+    """(seeds, 2, widths) booleans: the run (scaling ``ntk``, ``mf``) reached its target loss."""
+    lazy_prediction: np.ndarray
+    r"""(seeds,): the infinite-width prediction :math:`C_t` of movement times :math:`\sqrt m`."""
+
+
+def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
+                   steps: int = 5000, n_test: int = 500, rng=0) -> MovementResult:
+    r"""How far training to a fixed loss moves the weights, over widths (chapter 1).
+
+    Checks {prf:ref}`prop-ch1-lazy-movement` ({eq}`eq-ch1-lazy-movement`): in the NTK scaling
+    ({prf:ref}`def-ch1-scalings`) the relative movement of :math:`W` decays like
+    :math:`C_t/\sqrt m`, in the mean-field scaling it stays of order one. For each seed one data
+    set of the running :func:`target` (and a test set of ``n_test`` inputs) is drawn; for each
+    scaling and width a ReLU network is trained by gradient descent until its training loss
+    reaches ``eps``, and compared on the test inputs with its linearisation trained for the same
+    number of steps. :math:`C_t = (\alpha^\top K_W\alpha)^{1/2}` for the infinite-width
+    linearised model trained to the same loss, :math:`K_W` the first-layer part of the ReLU NTK.
+
+    Parameters
+    ----------
+    d, n : int
+        Dimension and number of samples.
+    widths : array_like of int
+        Widths :math:`m`.
+    eps, eta0 : float
+        Target training loss; step size before the factor of :func:`lecnotes.networks.step_size`.
+    seeds : int
+        Number of seeds.
+    steps, n_test : int
+        Step cap of each training run; number of test inputs.
+    rng : int
+        Base seed: seed ``s`` draws its data, test inputs and every initialisation in turn
+        from the integer seed ``rng + s`` (the original protocol; with keyed streams per width
+        one mean-field run at m = 32 missed the target loss, an open item).
+
+    Returns
+    -------
+    MovementResult
+    """
+    widths = [V.positive_int(m, "width") for m in widths]
+    seeds = V.positive_int(seeds, "seeds")
+    move = {sc: np.empty((seeds, len(widths))) for sc in ("ntk", "mf")}
+    gap = {sc: np.empty((seeds, len(widths))) for sc in ("ntk", "mf")}
+    reached = np.zeros((seeds, 2, len(widths)), dtype=bool)
+    lazy = np.empty(seeds)
+    for s in range(seeds):
+        gen = V.generator(rng + s)
+        X, y, _ = single_index(n, d, target, rng=gen)
+        X_test = gen.standard_normal((n_test, d))
+        for i, sc in enumerate(("ntk", "mf")):
+            for j, m in enumerate(widths):
+                W0, a0 = init_params(m, d, rng=gen)
+                eta = step_size(eta0, m, sc)
+                res = train(W0, a0, X, y, eta=eta, steps=steps, scaling=sc, target_loss=eps)
+                reached[s, i, j] = res.reached
+                move[sc][s, j] = relative_movement(res.W, W0)
+                K0 = empirical_ntk(W0, a0, X, scaling=sc)  # linearised model, same steps
+                f_lin = empirical_ntk(W0, a0, X_test, X, scaling=sc) @ kernel_gradient_descent(
+                    K0, y, eta, res.steps)
+                f_net = forward(res.W, res.a, X_test, "relu", sc)
+                gap[sc][s, j] = np.sqrt(np.mean((f_net - f_lin) ** 2) / np.mean(f_lin**2))
+        K_inf, K_W = relu_ntk(X), relu_ntk(X) - relu_ntk(X, a_var=0.0)
+        alpha = kernel_gradient_descent(K_inf, y, eta0,
+                                        kernel_gd_steps_to_loss(K_inf, y, eta0, eps))
+        lazy[s] = np.sqrt(alpha @ K_W @ alpha)
+    return MovementResult(move, gap, reached, lazy)
+
+
+class RademacherResult(NamedTuple):
+    """Rademacher complexity of the linear class, by Monte Carlo and by its two bounds."""
+
+    values: dict
+    """d -> (len(ns), 4): Monte Carlo value, its standard error, Jensen bound, lower bound."""
+    inside: np.ndarray
+    """(len(dims), len(ns)) booleans: the Monte Carlo value lies between the bounds (3 SE)."""
+
+
+def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
+                            rng=0) -> RademacherResult:
+    r"""The Rademacher complexity of the linear class of norm ``B`` over (n, d) (chapter 1).
+
+    {prf:ref}`def-ch1-rademacher` by Monte Carlo (:func:`lecnotes.kernels.rademacher_rkhs`)
+    with the linear kernel :math:`G = XX^\top`, against the Jensen upper bound
+    :math:`B\sqrt{\operatorname{tr}G}/n` and the second-order lower bound
+    :math:`\text{Jensen}\cdot(1-\sum_{i\neq j}G_{ij}^2/(\operatorname{tr}G)^2)`.
+
+    Parameters
+    ----------
+    ns, dims : sequences of int
+        Sample sizes and dimensions.
+    B : float
+        Norm bound.
+    n_mc : int
+        Monte Carlo draws of the signs.
+    rng : Generator, int or None
+        Random source (SPEC 7): the point (n, d) draws its inputs from ``stream(rng, d, n, 0)``
+        and its signs from ``stream(rng, d, n, 1)``.
+
+    Returns
+    -------
+    RademacherResult
+    """
+    values, inside = {}, np.zeros((len(dims), len(ns)), dtype=bool)
+    for i, d in enumerate(dims):
+        rows = []
+        for j, n in enumerate(ns):
+            X = V.stream(rng, d, n, 0).standard_normal((n, d))
+            G = X @ X.T
+            mc, mc_se = rademacher_rkhs(G, B, n_mc=n_mc, rng=V.stream(rng, d, n, 1))
+            bound = rademacher_rkhs_bound(G, B)
+            low = bound * (1 - (np.sum(G**2) - np.sum(np.diag(G) ** 2)) / np.trace(G) ** 2)
+            inside[i, j] = (low - 3 * mc_se <= mc) and (mc <= bound + 3 * mc_se)
+            rows.append((mc, mc_se, bound, low))
+        values[d] = np.array(rows)
+    return RademacherResult(values, inside)
+
+
+BUDGET_KEYS = ("P", "R", "D", "cap_K", "lo_MF", "up_MF", "corr_MF", "corr_NTK")
+"""The quantities of :func:`norm_budget_sweep`, in the order of its result."""
+
+
+class NormBudgetResult(NamedTuple):
+    """The norm-budget experiment of :func:`norm_budget_sweep`; arrays (seeds, kappas)."""
+
+    values: dict
+    """key of :data:`BUDGET_KEYS` -> (seeds, len(kappas))."""
+    reached_target: np.ndarray
+    """(seeds, kappas, 2) booleans: the network (``mf``, ``ntk``) reached the target loss."""
+    spent_budget: np.ndarray
+    """(seeds, kappas, 2) booleans: the network trained on signs stopped at its budget."""
+
+
+def _budget_point(d, m, kappa, eps, eta0, rng, steps):
+    X, y, _ = single_index(kappa * d, d, target, rng=rng)
+    s = rng.choice([-1.0, 1.0], size=len(y))
+    Kx = relu_ntk(X)  # the NTK of the network's scaling
+    _, alpha = kernel_ridge_at_loss(Kx, y, eps)
+    R = rkhs_norm(Kx, alpha)
+    lin_mc = rademacher_rkhs(X @ X.T, 1.0, n_mc=100, rng=rng)[0]
+    out = {"R": R, "cap_K": rademacher_rkhs(Kx, R, n_mc=100, rng=rng)[0]}
+    flags = []
+    for sc in ("mf", "ntk"):
+        W0, a0 = init_params(m, d, rng=rng)
+        eta = step_size(eta0, m, sc)
+        res = train(W0, a0, X, y, eta=eta, steps=steps, scaling=sc, target_loss=eps)
+
+        def size(W, a, W0=W0, a0=a0, sc=sc):  # the budget each scaling spends
+            return path_norm(W, a, "mf") if sc == "mf" else param_distance(W, a, W0, a0)
+
+        B = size(res.W, res.a)
+        noise = train(W0, a0, X, s, eta=eta, steps=steps, scaling=sc,
+                      stop=lambda W, a, B=B, size=size: size(W, a) >= B)
+        flags.append((res.reached, noise.reached))
+        corr = float(np.mean(s * forward(noise.W, noise.a, X, "relu", sc)))
+        out.update({"P": B, "corr_MF": corr} if sc == "mf" else {"D": B, "corr_NTK": corr})
+    out["lo_MF"] = out["P"] * lin_mc / 2
+    out["up_MF"] = path_norm_rademacher_bound(X, out["P"])
+    return out, flags
+
+
+def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: int,
+                      steps: int = 5000, rng=0) -> NormBudgetResult:
+    r"""The norm each regime spends to fit the data, and the noise it could fit (chapter 1).
+
+    The three balls of {prf:ref}`lem-ch1-three-balls`: for each seed and :math:`n = \kappa d`,
+    data of the running :func:`target` and random signs :math:`s_i`; ``R`` is the least norm
+    in the RKHS of the ReLU NTK reaching training loss ``eps``, ``cap_K`` the Rademacher
+    complexity of that RKHS ball; a mean-field and an NTK-scaled network of width ``m`` are
+    trained to ``eps`` (path norm ``P``, distance ``D`` from the initialisation), then trained
+    from the same initialisation on the signs until they have spent the same budget
+    (correlations ``corr_MF``, ``corr_NTK``). ``lo_MF`` and ``up_MF`` bound the Rademacher
+    complexity of the path-norm ball of radius ``P`` from below and above
+    (:func:`path_norm_rademacher_bound`).
+
+    Parameters
+    ----------
+    d, m : int
+        Dimension and width.
+    kappas : array_like of int
+        Sample ratios, ``n = kappa d``.
+    eps, eta0 : float
+        Target training loss; step size before the scaling's factor.
+    seeds, steps : int
+        Number of seeds; step cap of each training run.
+    rng : Generator, int or None
+        Random source (SPEC 7): every point of seed ``s`` draws from a fresh copy of
+        ``stream(rng, s)``, so the data sets of one seed are nested (common random numbers
+        for the fits over n).
+
+    Returns
+    -------
+    NormBudgetResult
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    values = {k: np.zeros((seeds, len(kappas))) for k in BUDGET_KEYS}
+    flags = np.zeros((seeds, len(kappas), 2, 2), dtype=bool)
+    for s in range(seeds):
+        for j, kappa in enumerate(kappas):
+            out, f = _budget_point(d, m, int(kappa), eps, eta0,
+                                   V.stream(rng, s), steps)
+            flags[s, j] = f
+            for k in BUDGET_KEYS:
+                values[k][s, j] = out[k]
+    return NormBudgetResult(values, flags[..., 0], flags[..., 1])
+
+
+def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=0):
+    r"""Test risk and learned degree-2 coefficient of kernel ridge regression (chapter 1).
+
+    KRR with the ReLU NTK divided by :math:`d` on :math:`n` samples of the running
+    :func:`target`; the risk and the coefficient :math:`c_2` of the predictor along
+    :math:`w_\star` by :func:`lecnotes.kernels.single_index_risk` (the kernel barrier of
+    {prf:ref}`thm-ch1-gmmm`). Draws from ``stream(rng, d, n, seed)`` (the same for every
+    ``lam``).
+
+    Parameters
+    ----------
+    d, n : int
+        Dimension and number of samples.
+    seed, lam : int, float
+        Seed index and ridge.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    (risk, c2) : tuple of float
+    """
+    gen = V.stream(rng, d, n, seed)
+    X, y, w_star = single_index(n, d, target, rng=gen)
+    alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
+    risk, _, c = single_index_risk(lambda Z: (relu_ntk(Z, X) / d) @ alpha, w_star, target,
+                                   n_perp=40, n_quad=20, rng=gen)
+    return risk, c[2]
+
+
+def krr_barrier_sweep(largest_n: dict, seeds: int, rng=0) -> dict:
+    r"""KRR risk and :math:`c_2` over :math:`n = d, 2d, 4d, \dots` up to ``largest_n[d]``.
+
+    The sweep behind {prf:ref}`thm-ch1-gmmm` (:func:`krr_point` at each point).
+
+    Parameters
+    ----------
+    largest_n : dict
+        d -> the largest n (a power-of-two multiple of d).
+    seeds : int
+        Number of seeds.
+    rng : Generator, int or None
+        Random source (SPEC 7), passed to :func:`krr_point`.
+
+    Returns
+    -------
+    dict
+        d -> (n_list, values) with values of shape (seeds, len(n_list), 2): risk, c2.
+    """
+    out = {}
+    for d, n_max in largest_n.items():
+        n_list = d * 2 ** np.arange(0, int(np.log2(n_max // d)) + 1)
+        out[d] = (n_list, np.array([[krr_point(d, n, s, rng=rng) for n in n_list]
+                                     for s in range(seeds)]))
+    return out
+
+
+def collapse_residual(barrier: dict, variable, n_min: int = 4) -> float:
+    r"""RMS residual of :math:`\log c_2` around one quadratic in :math:`\log` ``variable``.
+
+    All dimensions of a :func:`krr_barrier_sweep` pooled, seed means, points with
+    :math:`n\ge` ``n_min`` :math:`d` and :math:`c_2 > 0`: how well :math:`c_2` is a function of
+    one scaling variable (:math:`n/d` or :math:`n/d^2`, {prf:ref}`thm-ch1-gmmm`).
+
+    Parameters
+    ----------
+    barrier : dict
+        Result of :func:`krr_barrier_sweep`.
+    variable : callable
+        ``variable(n_list, d)``, the scaling variable.
+    n_min : int
+        Smallest ratio n/d kept.
+
+    Returns
+    -------
+    float
+    """
+    xs, ys = [], []
+    for d, (n_list, vals) in barrier.items():
+        c2 = vals[..., 1].mean(0)
+        keep = (n_list >= n_min * d) & (c2 > 0)
+        xs.append(np.log(variable(n_list, d)[keep]))
+        ys.append(np.log(c2[keep]))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    return float(np.sqrt(np.mean((y - np.polyval(np.polyfit(x, y, 2), x)) ** 2)))
+
+
+def c2_linear_fits(barrier: dict, max_ratio: float = 0.25, n_min: int = 4) -> np.ndarray:
+    r"""Per seed, the line fitted to :math:`c_2` against :math:`n/d^2` (chapter 1).
+
+    Points of a :func:`krr_barrier_sweep` with :math:`n/d^2\le` ``max_ratio`` and
+    :math:`n\ge` ``n_min`` :math:`d`, all dimensions pooled; the intercept is the degree-2 part
+    learned as :math:`n/d^2\to0` ({prf:ref}`thm-ch1-gmmm`).
+
+    Parameters
+    ----------
+    barrier : dict
+        Result of :func:`krr_barrier_sweep`.
+    max_ratio, n_min : float, int
+        Largest :math:`n/d^2`, smallest :math:`n/d`.
+
+    Returns
+    -------
+    ndarray (seeds, 2)
+        Slope and intercept of each seed.
+    """
+    seeds = next(iter(barrier.values()))[1].shape[0]
+    x = np.concatenate([n_list / d**2 for d, (n_list, v) in barrier.items()])
+    ratio_nd = np.concatenate([n_list / d for d, (n_list, v) in barrier.items()])
+    keep = (x <= max_ratio) & (ratio_nd >= n_min)
+    fits = []
+    for s in range(seeds):
+        y = np.concatenate([v[s, :, 1] for d, (n_list, v) in barrier.items()])
+        fits.append(np.polyfit(x[keep], y[keep], 1))
+    return np.array(fits)
+
+
+def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
+                   n_min: int = 4) -> np.ndarray:
+    r"""Seed means of a :func:`krr_barrier_sweep` in a window of sample sizes.
+
+    The window is :math:`n_{\min}d\le n\le` ``max_ratio`` :math:`d^2`:
+    the regime where {prf:ref}`thm-ch1-gmmm` predicts that the degree-2 part is not learned.
+
+    Parameters
+    ----------
+    barrier : dict
+        Result of :func:`krr_barrier_sweep`.
+    index : int
+        0 for the risk, 1 for :math:`c_2`.
+    max_ratio, n_min : float, int
+        Largest :math:`n/d^2`, smallest :math:`n/d`.
+
+    Returns
+    -------
+    ndarray
+        The seed means at every point of the window, all dimensions concatenated.
+    """
+    parts = []
+    for d, (n_list, v) in barrier.items():
+        keep = (n_list / d**2 <= max_ratio) & (n_list >= n_min * d)
+        parts.append(v[..., index].mean(0)[keep])
+    return np.concatenate(parts)
+
+
+def risk_at_d_squared(barrier: dict) -> np.ndarray:
+    r"""Seed-mean KRR risk at :math:`n = d^2`, for the dimensions of the sweep that reach it.
+
+    Parameters
+    ----------
+    barrier : dict
+        Result of :func:`krr_barrier_sweep`.
+
+    Returns
+    -------
+    ndarray
+        One value per dimension with :math:`d^2` in its grid ({prf:ref}`thm-ch1-gmmm`).
+    """
+    return np.array([v[..., 0].mean(0)[n_list == d**2][0] for d, (n_list, v) in barrier.items()
+                     if d**2 in n_list])
+
+
+def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 300,
+                 lam: float = 1e-8, rng=0) -> np.ndarray:
+    r"""Test risk of KRR, an NTK-scaled and a mean-field network at ``n = ratio * d``.
+
+    What feature learning buys ({prf:ref}`thm-ch1-gmmm`): KRR with the ReLU NTK (ridge
+    ``lam``) against two networks of width ``m`` trained for ``steps`` gradient steps in the
+    two scalings of {prf:ref}`def-ch1-scalings`, on the running :func:`target`.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    seeds : int
+        Number of seeds.
+    ratio, m, steps : int
+        n/d, width of the networks, training steps.
+    lam : float
+        Ridge of KRR.
+    rng : Generator, int or None
+        Random source (SPEC 7): the point (seed, d) draws everything from ``stream(rng, s)``.
+
+    Returns
+    -------
+    ndarray (seeds, len(dims), 3)
+        Test risks of KRR, the NTK-scaled network and the mean-field network.
+    """
+    out = np.zeros((seeds, len(dims), 3))
+    for s in range(seeds):
+        for j, d in enumerate(dims):
+            gen = V.stream(rng, s)
+            X, y, w_star = single_index(ratio * d, d, target, rng=gen)
+            alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
+            preds = [lambda Z, X=X, alpha=alpha, d=d: (relu_ntk(Z, X) / d) @ alpha]
+            for sc in ("ntk", "mf"):
+                W0, a0 = init_params(m, d, rng=gen)
+                r = train(W0, a0, X, y, eta=step_size(0.5, m, sc), steps=steps, scaling=sc)
+                preds.append(lambda Z, r=r, sc=sc: forward(r.W, r.a, Z, "relu", sc))
+            out[s, j] = [single_index_risk(p, w_star, target, n_perp=40, n_quad=20, rng=gen)[0]
+                         for p in preds]
+    return out

@@ -1,6 +1,6 @@
 r"""Single- and multi-index targets with Gaussian inputs (chapter 0).
 
-The single-index model (chapter 0, eq. (single-index)):
+The single-index model (chapter 0, {prf:ref}`def-index-models`):
 :math:`y = \varphi(\langle w_\star, x\rangle) + \tau\,\varepsilon` with
 :math:`x\sim N(0,I_d)`, :math:`\|w_\star\|=1`, :math:`\varepsilon\sim N(0,1)`. The
 multi-index model replaces :math:`\langle w_\star,x\rangle` by the vector
@@ -16,11 +16,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
+from scipy.optimize import brentq
 
 from . import _validate as V
-from .hermite import gaussian_expectation, he
+from .hermite import gaussian_expectation, he, panel_rule
 
 __all__ = [
     "Link",
@@ -28,13 +30,17 @@ __all__ = [
     "get_link",
     "random_unit_vector",
     "random_orthonormal",
-    "gaussian_inputs",
     "single_index",
     "multi_index",
     "staircase",
     "HE3",
     "two_direction_link",
+    "link_expectation",
+    "LinkMoments",
     "link_moments",
+    "GEN4_A",
+    "GEN4_B",
+    "gen4_partner",
 ]
 
 
@@ -95,6 +101,16 @@ LINKS: dict[str, Link] = {
 def get_link(link) -> Callable[[np.ndarray], np.ndarray]:
     """Resolve ``link`` (a name from :data:`LINKS` or a callable) to a callable.
 
+    Parameters
+    ----------
+    link : str or callable
+        A catalogue name or a vectorised function.
+
+    Returns
+    -------
+    callable
+        The :class:`Link` of the catalogue, or ``link`` itself.
+
     Raises
     ------
     ValueError
@@ -113,7 +129,19 @@ def get_link(link) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def random_unit_vector(d: int, rng=None) -> np.ndarray:
-    """A uniformly random unit vector of :math:`\\mathbb R^d` (chapter 0)."""
+    """A uniformly random unit vector of :math:`\\mathbb R^d` ({prf:ref}`def-index-models`).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    ndarray (d,)
+    """
     d = V.positive_int(d, "d")
     rng = V.generator(rng)
     w = rng.standard_normal(d)
@@ -121,7 +149,21 @@ def random_unit_vector(d: int, rng=None) -> np.ndarray:
 
 
 def random_orthonormal(k: int, d: int, rng=None) -> np.ndarray:
-    """``k`` orthonormal rows in :math:`\\mathbb R^d`, Haar distributed (chapter 0, multi-index)."""
+    """``k`` orthonormal rows in :math:`\\mathbb R^d`, Haar distributed (chapter 0).
+
+    The directions of a multi-index model, {prf:ref}`def-index-models`.
+
+    Parameters
+    ----------
+    k, d : int
+        Number of rows and dimension, ``k <= d``.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    ndarray (k, d)
+    """
     k = V.positive_int(k, "k")
     d = V.positive_int(d, "d")
     if k > d:
@@ -130,13 +172,6 @@ def random_orthonormal(k: int, d: int, rng=None) -> np.ndarray:
     q, r = np.linalg.qr(rng.standard_normal((d, k)))
     q = q * np.sign(np.diag(r))[None, :]  # Haar: fix the sign ambiguity of QR
     return q.T.copy()
-
-
-def gaussian_inputs(n: int, d: int, rng=None) -> np.ndarray:
-    """An ``n x d`` matrix of i.i.d. standard Gaussians: rows are the inputs :math:`x_i`."""
-    n = V.positive_int(n, "n")
-    d = V.positive_int(d, "d")
-    return V.generator(rng).standard_normal((n, d))
 
 
 def _apply_link(link: Callable, u: np.ndarray) -> np.ndarray:
@@ -152,10 +187,11 @@ def _apply_link(link: Callable, u: np.ndarray) -> np.ndarray:
 
 
 def single_index(n: int, d: int, link, noise: float = 0.0, rng=None, w_star=None):
-    r"""Draw ``n`` samples of the single-index model in dimension ``d`` (chapter 0, eq. (1)).
+    r"""Draw ``n`` samples of the single-index model in dimension ``d`` (chapter 0).
 
     :math:`y_i = \varphi(\langle w_\star,x_i\rangle) + \tau\varepsilon_i`,
-    :math:`x_i\sim N(0,I_d)`, :math:`w_\star` uniform on the sphere (or given).
+    :math:`x_i\sim N(0,I_d)`, :math:`w_\star` uniform on the sphere (or given):
+    {prf:ref}`def-index-models`.
 
     Parameters
     ----------
@@ -198,7 +234,7 @@ def single_index(n: int, d: int, link, noise: float = 0.0, rng=None, w_star=None
 def multi_index(n: int, d: int, g, k: int, noise: float = 0.0, rng=None, W_star=None):
     r"""Draw ``n`` samples of the multi-index model :math:`y = g(W_\star x) + \tau\varepsilon`.
 
-    Chapter 0, eq. (multi-index). ``W_star`` has ``k`` orthonormal rows; ``g`` maps an
+    Chapter 0, {prf:ref}`def-index-models`. ``W_star`` has ``k`` orthonormal rows; ``g`` maps an
     ``(n, k)`` array of projections :math:`z_i = W_\star x_i` to ``n`` labels.
 
     Parameters
@@ -210,6 +246,7 @@ def multi_index(n: int, d: int, g, k: int, noise: float = 0.0, rng=None, W_star=
     noise : float
         Label noise standard deviation.
     rng : Generator, int or None
+        Random source (SPEC 7).
     W_star : array_like (k, d), optional
         Directions to use (orthonormalised); random (Haar) if omitted.
 
@@ -242,7 +279,20 @@ def multi_index(n: int, d: int, g, k: int, noise: float = 0.0, rng=None, W_star=
 
 
 def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
-    r"""The staircase :math:`g(z) = z_1 + z_1z_2 + \dots + z_1\cdots z_L` (chapters 0 and 6)."""
+    r"""The staircase :math:`g(z) = z_1 + z_1z_2 + \dots + z_1\cdots z_L` (chapters 0 and 6).
+
+    A multi-index link ({prf:ref}`def-index-models`); chapter 6, {prf:ref}`thm-ch6-staircase`.
+
+    Parameters
+    ----------
+    levels : int
+        :math:`L`, the number of directions used.
+
+    Returns
+    -------
+    callable
+        ``g(Z)`` for ``Z`` of shape (n, >= L), returning shape (n,).
+    """
     levels = V.positive_int(levels, "levels")
 
     def g(Z):
@@ -254,15 +304,46 @@ def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
     return g
 
 
-# Appended for chapter 2 (see lecnotes.exponents.gen4_interval): the generative-exponent-4
-# link 1{a < |u| < b}, a = 0.2254 (the maximiser of E[zeta_4(Y)^2] over the family, rounded)
-# and b > 1 the solution of a exp(-a^2/2) = b exp(-b^2/2), so E[G^2 | Y] = 1 on both labels.
-# Chapter 5 uses it as its running example.
+GEN4_A = 0.2254
+r"""The ``a`` of ``LINKS["gen4"]``: the maximiser 0.225409... of :math:`\mathbb E[\zeta_4(Y)^2]`
+over the family :math:`\mathbb 1\{a<|u|<b(a)\}` of chapter 2, rounded to four digits (the one
+source of this constant; :func:`lecnotes.exponents.gen4_interval` derives the rest)."""
+
+
+def gen4_partner(a: float) -> float:
+    r"""The :math:`b > 1` with :math:`ae^{-a^2/2} = be^{-b^2/2}`, for :math:`0 < a < 1`.
+
+    Chapter 2, {eq}`eq-ch2-gen4-partner`: with this partner the indicator
+    :math:`\mathbb 1\{a<|u|<b\}` has :math:`\zeta_2\equiv0`, hence generative exponent 4.
+
+    Parameters
+    ----------
+    a : float
+        The inner end, in (0, 1).
+
+    Returns
+    -------
+    float
+        The outer end :math:`b`, to machine precision (Brent's method).
+    """
+    a = float(a)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"a must lie in (0, 1), got {a!r}")
+    fa = a * math.exp(-0.5 * a * a)
+    return float(brentq(lambda b: fa - b * math.exp(-0.5 * b * b), 1.0, 40.0,
+                        xtol=1e-15, rtol=1e-15))
+
+
+GEN4_B = gen4_partner(GEN4_A)
+"""The ``b`` of ``LINKS["gen4"]``, :func:`gen4_partner` of :data:`GEN4_A` (2.131777344456144)."""
+
+# The generative-exponent-4 link of chapter 2, 1{a < |u| < b}, so that E[G^2 | Y] = 1 on both
+# labels. Chapter 5 uses it as its running example.
 LINKS["gen4"] = Link(
     "gen4",
-    lambda u: ((np.abs(u) > 0.2254) & (np.abs(u) < 2.131777344456144)).astype(float),
+    lambda u: ((np.abs(u) > GEN4_A) & (np.abs(u) < GEN4_B)).astype(float),
     r"\mathbb{1}\{a<|u|<b\}",
-    (-2.131777344456144, -0.2254, 0.2254, 2.131777344456144),
+    (-GEN4_B, -GEN4_A, GEN4_A, GEN4_B),
 )
 
 
@@ -281,7 +362,16 @@ def two_direction_link(Z) -> np.ndarray:
 
     One direction with information exponent 1 and one with information exponent 3
     (generative exponent 1); unit variance. Use with :func:`lecnotes.targets.multi_index`
-    (``k = 2``).
+    (``k = 2``); the reuse experiment of {eq}`eq-ch7-reuse-preprocessing`.
+
+    Parameters
+    ----------
+    Z : array_like (n, >= 2)
+        Projections :math:`z = W_\star x`.
+
+    Returns
+    -------
+    ndarray (n,)
     """
     Z = np.asarray(Z, dtype=float)
     if Z.ndim != 2 or Z.shape[1] < 2:
@@ -290,14 +380,87 @@ def two_direction_link(Z) -> np.ndarray:
     return (z1 + (z2**3 - 3 * z2) / math.sqrt(6.0)) / math.sqrt(2.0)
 
 
-def link_moments(link):
+def link_expectation(F, link, noise: float = 0.0):
+    r""":math:`\mathbb E[F(G, Y)]` for :math:`Y = \varphi(G) + \tau Z`, by quadrature.
 
+    The package's one engine for moments of a link (used by :func:`link_moments` and the
+    closed forms of chapter 3, {eq}`eq-ch3-overlap`). Noiseless: one adaptive quadrature over
+    :math:`G` (:func:`lecnotes.hermite.gaussian_expectation`; jumps of :math:`F(g,\varphi(g))`
+    beyond the link's ``breakpoints`` are located by bisection). Noisy: adaptive quadrature
+    over :math:`Z` of a function evaluated on a fixed grid in :math:`G` (24-point
+    Gauss-Legendre on 96 panels of :math:`[-12, 12]`; after averaging over the noise the
+    integrand is smooth in :math:`G`).
+
+    Parameters
+    ----------
+    F : callable
+        ``F(g, y)``, vectorised in both arguments (broadcast), may return trailing axes.
+    link : callable or str
+        The link :math:`\varphi`.
+    noise : float
+        :math:`\tau\ge0`.
+
+    Returns
+    -------
+    ndarray
+        The expectation (0-d for a scalar ``F``, else the trailing shape).
+    """
     phi = get_link(link)
-    bp = getattr(phi, "breakpoints", ())
-    vals = gaussian_expectation(
-        lambda g: np.stack([phi(g), phi(g) * g, phi(g) * (g * g - 1) / math.sqrt(2),
-                            phi(g) ** 2, (phi(g) * g) ** 2], axis=1),
-        breakpoints=bp,
+    if noise == 0:
+        return gaussian_expectation(
+            lambda g: F(g, np.asarray(phi(g), dtype=float)),
+            breakpoints=getattr(phi, "breakpoints", ()),
+        )
+    cuts = np.linspace(-12.0, 12.0, 97)
+    nodes, weights = panel_rule(cuts[:-1], cuts[1:], 24)
+    g = nodes.ravel()
+    wg = weights.ravel() * np.exp(-0.5 * g**2) / np.sqrt(2 * np.pi)
+    phig = np.asarray(phi(g), dtype=float)
+
+    def over_z(z):  # z: (m,) -> (m, ...) integrated against the G-grid
+        vals = F(g[None, :], phig[None, :] + noise * z[:, None])
+        return np.tensordot(vals, wg, axes=([1], [0])) if vals.ndim == 2 else np.einsum(
+            "mg...,g->m...", vals, wg
+        )
+
+    return gaussian_expectation(over_z, cutoff=9.0, tol=1e-10)
+
+
+class LinkMoments(NamedTuple):
+    r"""Low moments of a noiseless label :math:`Y = \varphi(G)` (:func:`link_moments`)."""
+
+    mean: float
+    r""":math:`\mathbb E[Y] = c_0`."""
+    c1: float
+    r""":math:`c_1 = \mathbb E[YG]`."""
+    c2: float
+    r""":math:`c_2 = \mathbb E[Y h_2(G)]`."""
+    ey2: float
+    r""":math:`\mathbb E[Y^2]`."""
+    ey2g2: float
+    r""":math:`\mathbb E[Y^2G^2]`."""
+
+
+def link_moments(link) -> LinkMoments:
+    r"""The moments of :math:`Y = \varphi(G)` that the one-step theories use (chapters 0, 6).
+
+    Hermite coefficients :math:`c_0, c_1, c_2` ({eq}`eq-ch0-hermite-expansion`) and the second
+    moments :math:`\mathbb E[Y^2]`, :math:`\mathbb E[Y^2G^2]`, by one quadrature
+    (:func:`link_expectation`).
+
+    Parameters
+    ----------
+    link : callable or str
+        The link :math:`\varphi`.
+
+    Returns
+    -------
+    LinkMoments
+        ``(mean, c1, c2, ey2, ey2g2)``.
+    """
+    vals = link_expectation(
+        lambda g, y: np.stack([y, y * g, y * (g * g - 1) / math.sqrt(2), y**2, (y * g) ** 2],
+                              axis=-1),
+        link,
     )
-    mean, c1, c2, ey2, ey2g2 = (float(v) for v in vals)
-    return mean, c1, c2, ey2, ey2g2
+    return LinkMoments(*(float(v) for v in vals))

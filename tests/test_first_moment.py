@@ -75,8 +75,9 @@ def test_loss_preprocessing_closed_forms():
 def test_gradient_at_zero_is_the_first_moment_estimator(loss):
     X, y, _ = single_index(500, 20, "he3", rng=1)
     g = E.single_neuron_gradient(X, y, np.zeros(20), activation="tanh", loss=loss)
-    T = E.loss_preprocessing(loss, f0=0.0)
-    np.testing.assert_allclose(-g, X.T @ T(y) / 500, atol=1e-12)
+    # T written out (not through the loss table): -d/df of the loss at f = tanh(0) = 0
+    T = {"square": lambda t: t, "huber": lambda t: np.clip(t, -1, 1), "correlation": lambda t: t}
+    np.testing.assert_allclose(-g, X.T @ T[loss](y) / 500, atol=1e-12)
 
 
 def test_single_neuron_gradient_matches_finite_differences():
@@ -96,9 +97,37 @@ def test_simulate_first_moment_overlaps_shapes_and_reproducibility():
     pre = {"raw": None, "clip": lambda y: np.clip(y, -1, 1)}
     a = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
     b = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
-    assert a["raw"].shape == (2, 3, 3)
+    assert a["raw"].shape == (3, 2, 3)  # seeds on axis 0
     np.testing.assert_array_equal(a["clip"], b["clip"])
     assert np.all((a["raw"] >= 0) & (a["raw"] <= 1))
+
+
+def test_simulate_first_moment_overlaps_streams_are_keyed_by_size_and_seed():
+    pre = {"raw": None}
+    both = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0], pre, seeds=3, rng=7)
+    one = E.simulate_first_moment_overlaps("relu", [40], [1.0, 2.0], pre, seeds=2, rng=7)
+    np.testing.assert_array_equal(both["raw"][:2, 1], one["raw"][:, 0])
+    other = E.simulate_first_moment_overlaps("relu", [40], [1.0, 2.0], pre, seeds=2, rng=8)
+    assert not np.array_equal(other["raw"], one["raw"])
+
+
+def test_simulate_first_moment_overlaps_follows_the_relu_limit():
+    deltas = np.array([1.0, 4.0])
+    sims = E.simulate_first_moment_overlaps("relu", [600], deltas, {"raw": None}, seeds=4, rng=3)
+    np.testing.assert_allclose(sims["raw"][:, 0].mean(0), deltas / (deltas + 2), atol=0.05)
+
+
+def test_step_versus_estimator_at_zero_and_small_init():
+    X, y, w_star = single_index(800, 50, "he3", rng=4)
+    w0 = np.random.default_rng(5).standard_normal(50) * 1e-3
+    rows = E.step_versus_estimator(X, y, w_star, {"zero": np.zeros(50), "small": w0})
+    assert [(r.loss, r.init) for r in rows] == [("square", "zero"), ("square", "small"),
+                                                ("huber", "zero"), ("huber", "small")]
+    assert rows[0].one_minus_cos < 1e-12 and rows[2].one_minus_cos < 1e-12
+    assert 0 < rows[1].one_minus_cos < 1e-3
+    # the Huber step at w = 0 is the clipped-label estimator: same overlap with w*
+    v = X.T @ np.clip(y, -1, 1)
+    assert rows[2].overlap == pytest.approx(abs(v @ w_star) / np.linalg.norm(v), rel=1e-10)
 
 
 @pytest.mark.parametrize(
