@@ -150,3 +150,12 @@ def test_notebook_cells_are_short(path):
     assert not long, f"{path.name}: code cells {long} have more than 25 lines"
     short = sum(n <= 15 for n in lengths) / len(lengths)
     assert short >= 0.85, f"{path.name}: only {short:.0%} of code cells have at most 15 lines"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_notebooks_draw_through_the_seed_root(path):
+    """Random numbers come from lecnotes (stats.generator / stream), never from numpy directly,
+    so that LECNOTES_SEED reaches every stream of the book (make robustness)."""
+    bad = [line.strip() for src in _cells(path, "code") for line in src.splitlines()
+           if re.search(r"\bnp\.random\.|\bnumpy\.random\.|default_rng\(", line)]
+    assert not bad, f"{path.name} draws outside the seed root: {bad}"
