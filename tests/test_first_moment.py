@@ -95,8 +95,8 @@ def test_single_neuron_gradient_matches_finite_differences():
 
 def test_simulate_first_moment_overlaps_shapes_and_reproducibility():
     pre = {"raw": None, "clip": lambda y: np.clip(y, -1, 1)}
-    a = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
-    b = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3)
+    a = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3, rng=0)
+    b = E.simulate_first_moment_overlaps("relu", [20, 40], [1.0, 2.0, 4.0], pre, seeds=3, rng=0)
     assert a["raw"].shape == (3, 2, 3)  # seeds on axis 0
     np.testing.assert_array_equal(a["clip"], b["clip"])
     assert np.all((a["raw"] >= 0) & (a["raw"] <= 1))
@@ -136,9 +136,9 @@ def test_step_versus_estimator_at_zero_and_small_init():
         lambda: E.loss_preprocessing("nope"),
         lambda: E.single_neuron_gradient(np.ones((3, 2)), np.ones(3), np.zeros(3)),
         lambda: E.single_neuron_gradient(np.ones((3, 2)), np.ones(3), np.zeros(2), "nope"),
-        lambda: E.simulate_first_moment_overlaps("relu", [10], [0.0], {"raw": None}),
-        lambda: E.simulate_first_moment_overlaps("relu", [10], [1.0], {}),
-        lambda: E.simulate_first_moment_overlaps("relu", [0], [1.0], {"raw": None}),
+        lambda: E.simulate_first_moment_overlaps("relu", [10], [0.0], {"raw": None}, rng=0),
+        lambda: E.simulate_first_moment_overlaps("relu", [10], [1.0], {}, rng=0),
+        lambda: E.simulate_first_moment_overlaps("relu", [0], [1.0], {"raw": None}, rng=0),
     ],
 )
 def test_chapter3_bad_input(call):

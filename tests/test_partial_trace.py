@@ -238,7 +238,7 @@ def test_crossing_and_collapse_helpers():
     Q2, dof2, p2 = stats.collapse_chi2(runs, lambda d, n: n / d**2)
     Q1, dof1, p1 = stats.collapse_chi2(runs, lambda d, n: n / d, window=(0.0, 1.0))
     assert dof2 == 4 and p2 > 1e-4 and dof1 == 3 and p1 < 1e-10
-    kappa, se, _ = stats.scaling_exponent({d: runs[d] for d in runs}, level=0.6, n_boot=50)
+    kappa, se, _ = stats.scaling_exponent({d: runs[d] for d in runs}, level=0.6, n_boot=50, rng=0)
     assert kappa == pytest.approx(2.0, abs=0.1)
 
 
@@ -274,7 +274,7 @@ X0, Y0 = np.random.default_rng(0).standard_normal((20, 4)), np.arange(20.0)
         lambda: PT.simulate_overlaps(PT.vector_contraction_estimator, [10.5], 3, 1, "gen4"),
         lambda: stats.crossing_size([1, 2], [0.1, 0.2, 0.3]),
         lambda: stats.crossing_size([2, 1], [0.1, 0.2]),
-        lambda: stats.scaling_exponent({5: ([1, 2], [[0.1, 0.9]])}),
+        lambda: stats.scaling_exponent({5: ([1, 2], [[0.1, 0.9]])}, rng=0),
         lambda: stats.collapse_chi2({5: ([1, 2], [[0.1, 0.9]])}, lambda d, n: n),
         lambda: stats.collapse_chi2({5: ([1, 2], [[0.1, 0.9]]), 6: ([1, 2], [[0.1, 0.9]])},
                                 lambda d, n: n),  # one seed: no standard error

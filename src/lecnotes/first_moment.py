@@ -85,7 +85,7 @@ def first_moment(X, y, T=None) -> np.ndarray:
 
 
 def simulate_first_moment_overlaps(
-    link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, rng=0
+    link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, rng=None
 ) -> dict:
     r"""Squared overlaps of first-moment estimators on simulated data (chapters 0 and 3).
 

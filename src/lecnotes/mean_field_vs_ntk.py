@@ -189,7 +189,7 @@ class MovementResult(NamedTuple):
 
 
 def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
-                   steps: int = 5000, n_test: int = 500, rng=0) -> MovementResult:
+                   steps: int = 5000, n_test: int = 500, rng=None) -> MovementResult:
     r"""How far training to a fixed loss moves the weights, over widths (chapter 1).
 
     Checks {prf:ref}`prop-ch1-lazy-movement` ({eq}`eq-ch1-lazy-movement`): in the NTK scaling
@@ -261,7 +261,7 @@ class RademacherResult(NamedTuple):
 
 
 def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
-                            rng=0) -> RademacherResult:
+                            rng=None) -> RademacherResult:
     r"""The Rademacher complexity of the linear class of norm ``B`` over (n, d) (chapter 1).
 
     {prf:ref}`def-ch1-rademacher` by Monte Carlo (:func:`lecnotes.kernels.rademacher_rkhs`)
@@ -344,7 +344,7 @@ def _budget_point(d, m, kappa, eps, eta0, rng, steps):
 
 
 def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: int,
-                      steps: int = 5000, rng=0) -> NormBudgetResult:
+                      steps: int = 5000, rng=None) -> NormBudgetResult:
     r"""The norm each regime spends to fit the data, and the noise it could fit (chapter 1).
 
     The three balls of {prf:ref}`lem-ch1-three-balls`: for each seed and :math:`n = \kappa d`,
@@ -389,7 +389,7 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
     return NormBudgetResult(values, flags[..., 0], flags[..., 1])
 
 
-def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=0):
+def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=None):
     r"""Test risk and learned degree-2 coefficient of kernel ridge regression (chapter 1).
 
     KRR with the ReLU NTK divided by :math:`d` on :math:`n` samples of the running
@@ -419,7 +419,7 @@ def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=0):
     return risk, c[2]
 
 
-def krr_barrier_sweep(largest_n: dict, seeds: int, rng=0) -> dict:
+def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None) -> dict:
     r"""KRR risk and :math:`c_2` over :math:`n = d, 2d, 4d, \dots` up to ``largest_n[d]``.
 
     The sweep behind {prf:ref}`thm-ch1-gmmm` (:func:`krr_point` at each point).
@@ -552,7 +552,7 @@ def risk_at_d_squared(barrier: dict) -> np.ndarray:
 
 
 def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 300,
-                 lam: float = 1e-8, rng=0) -> np.ndarray:
+                 lam: float = 1e-8, rng=None) -> np.ndarray:
     r"""Test risk of KRR, an NTK-scaled and a mean-field network at ``n = ratio * d``.
 
     What feature learning buys ({prf:ref}`thm-ch1-gmmm`): KRR with the ReLU NTK (ridge

@@ -96,7 +96,7 @@ class SteinResult(NamedTuple):
     """:math:`\\|v - \\langle v, w_\\star\\rangle w_\\star\\|^2`, shape (seeds,)."""
 
 
-def stein_sweep(link, d: int, n: int, seeds: int, rng=0) -> SteinResult:
+def stein_sweep(link, d: int, n: int, seeds: int, rng=None) -> SteinResult:
     r"""The vector :math:`v = \frac1n\sum_i y_ix_i` over seeds (chapter 0, {prf:ref}`lem-stein`).
 
     By Stein's lemma :math:`\mathbb E\langle v, w_\star\rangle = \mathbb E[\varphi'(G)]`, and
@@ -169,7 +169,7 @@ class StaircaseResult(NamedTuple):
     r""":math:`(d-1)\rho_2^2`, overlap with :math:`w_2` scaled by the noise level, (seeds,)."""
 
 
-def staircase_sweep(d: int, delta: int, seeds: int, rng=0) -> StaircaseResult:
+def staircase_sweep(d: int, delta: int, seeds: int, rng=None) -> StaircaseResult:
     r"""The first-moment estimator on the staircase :math:`z_1 + z_1z_2` (chapter 0).
 
     Multi-index data ({prf:ref}`def-index-models`) with the two-level

@@ -73,7 +73,7 @@ def crossing_size(ns, rho2, level: float = 0.5) -> float:
     return math.exp(la + (level - r[j - 1]) * (lb - la) / (r[j] - r[j - 1]))
 
 
-def scaling_exponent(runs: dict, level: float = 0.5, n_boot: int = 200, rng=0):
+def scaling_exponent(runs: dict, level: float = 0.5, n_boot: int = 200, rng=None):
     r"""Exponent :math:`\kappa` of :math:`n_{\rm level}(d)\propto d^\kappa`, with a bootstrap error.
 
     Chapter 5: for each dimension the sample size at which the mean overlap reaches
