@@ -229,7 +229,9 @@ def main(argv=None) -> int:
         summary = json.loads(summary_path.read_text())
     elif args.resummarise:
         old = json.loads(summary_path.read_text())
-        meta = {**old.get("meta", {}), "digest": claims.package_digest(),
+        digests = sorted({prov.get("digest", "?") for r in old["roots"]
+                          for prov in claims.load_provenance(OUT / f"root-{r}").values()})
+        meta = {**old.get("meta", {}), "digest": ", ".join(digests) + " (per chapter)",
                 "date": old.get("meta", {}).get("date", "?") + " (some lectures re-run since)"}
         summary = {**summarise(old["roots"]), "meta": meta}
         summary_path.write_text(json.dumps(summary, indent=1))
