@@ -8,12 +8,14 @@ passing :class:`Report` or raises :class:`GradingError` carrying the failing one
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["GradingError", "Report", "call_student", "as_scalar", "finish", "diagnose_ratio"]
+__all__ = ["GradingError", "Report", "graded", "call_student", "as_scalar", "scalar_answer",
+           "finish", "diagnose_ratio"]
 
 
 class GradingError(AssertionError):
@@ -81,3 +83,65 @@ def diagnose_ratio(ratio: float, d: int | None = None) -> str | None:
         if np.isclose(ratio, k, rtol=1e-3) or np.isclose(ratio, 1 / k, rtol=1e-3):
             return f"off by a factor {name}: check the Hermite normalisation (He_k vs h_k)"
     return None
+
+
+CHECK_SECTIONS = """
+Parameters
+----------
+func : callable
+    The student's function.
+rng : numpy.random.Generator, int or None
+    Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each call,
+    so a student cannot fit them; tests pass a seed).
+
+Returns
+-------
+Report
+    ``passed=True`` when every hidden instance passes.
+
+Raises
+------
+GradingError
+    Naming, in words, the first problem found (never the expected values).
+"""
+
+
+def graded(check: Callable) -> Callable:
+    """Mark a ``check_*(func, rng=None)`` function: its docstring gains the shared sections.
+
+    Parameters
+    ----------
+    check : callable
+        A check function whose docstring says what the exercise asks.
+
+    Returns
+    -------
+    callable
+        The same function, its docstring completed by :data:`CHECK_SECTIONS`.
+    """
+    doc = inspect.cleandoc(check.__doc__ or "")
+    doc = doc.replace("Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.",
+                      "").rstrip()
+    check.__doc__ = doc + "\n" + CHECK_SECTIONS
+    return check
+
+
+def scalar_answer(func: Callable, *args):
+    """Call the student's function and read a single finite number from its answer.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    *args
+        Its arguments.
+
+    Returns
+    -------
+    value, problem : float or None, str or None
+        The number, or ``None`` with a sentence saying what is wrong.
+    """
+    out, err = call_student(func, *args)
+    if err:
+        return None, err
+    return as_scalar(out)

@@ -11,43 +11,24 @@ import numpy as np
 
 from .. import _validate as V
 from ..exponents import gen4_interval
-from .base import Report, as_scalar, call_student, finish
+from .base import Report, finish, graded, scalar_answer
 
 __all__ = ["check_gen4_partner", "CHECKS"]
 
 
+@graded
 def check_gen4_partner(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch2-partner`: ``func(a)`` returns the :math:`b>1` with
     :math:`a e^{-a^2/2} = b e^{-b^2/2}`, for :math:`0<a<1`.
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
 
     rng = V.generator(rng)
     alist = np.sort(rng.uniform(0.05, 0.95, size=5))
     problems = []
     for a in alist:
-        out, err = call_student(func, float(a))
-        if err:
-            problems.append(err)
-            break
-        val, err = as_scalar(out)
+        val, err = scalar_answer(func, float(a))
         if err:
             problems.append(err)
             break

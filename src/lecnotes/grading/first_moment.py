@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _validate as V
 from ..hermite import gaussian_expectation
-from .base import Report, as_scalar, call_student, finish
+from .base import Report, finish, graded, scalar_answer
 
 __all__ = ["check_optimal_q", "CHECKS"]
 
@@ -22,37 +22,18 @@ def _ref_optimal_q(tau):
                                                   ** 2))
 
 
+@graded
 def check_optimal_q(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch3-coding`: ``func(tau)`` returns :math:`q = \mathbb E[\mathbb E[G|Y]^2]`
     for :math:`Y = \mathrm{sign}(G) + \tau Z`.
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
     rng = V.generator(rng)
     taus = np.sort(rng.uniform(0.2, 3.0, size=4))
     problems = []
     for tau in taus:
-        out, err = call_student(func, float(tau))
-        if err:
-            problems.append(err)
-            break
-        val, err = as_scalar(out)
+        val, err = scalar_answer(func, float(tau))
         if err:
             problems.append(err)
             break

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _validate as V
-from .base import Report, call_student, finish
+from .base import Report, call_student, finish, graded
 
 __all__ = ["check_giant_step", "CHECKS"]
 
@@ -62,28 +62,13 @@ def _diagnose_step_ratio(ratio: float, p: int, n: int) -> str:
             "p^(-1/2) and eta")
 
 
+@graded
 def check_giant_step(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch6-giant-step`: ``func(W, a, X, y, eta)`` returns
     :math:`W-\eta\nabla_W\hat R` for :math:`f = p^{-1/2}\mathrm{ReLU}(XW^\top)a` and
     :math:`\hat R = \frac1{2n}\sum_\nu(f(x_\nu)-y_\nu)^2` (shape ``(p, d)``).
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
     rng = V.generator(rng)
     cases = []

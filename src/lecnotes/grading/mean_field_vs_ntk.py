@@ -11,32 +11,17 @@ import numpy as np
 
 from .. import _validate as V
 from ..kernels import relu_ntk
-from .base import Report, call_student, diagnose_ratio, finish
+from .base import Report, call_student, diagnose_ratio, finish, graded
 
 __all__ = ["check_relu_ntk", "CHECKS"]
 
 
+@graded
 def check_relu_ntk(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch1-ntk`: ``func(X, Z)`` returns the infinite-width ReLU NTK matrix
     :math:`\frac1{2d}k_1 + \frac12\langle x,z\rangle k_0` (shape ``(n_X, n_Z)``).
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
 
     rng = V.generator(rng)

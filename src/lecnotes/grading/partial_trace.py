@@ -12,34 +12,19 @@ import numpy as np
 
 from .. import _validate as V
 from ..hermite_tensors import he4_partial_trace
-from .base import Report, call_student, finish
+from .base import Report, call_student, finish, graded
 
 __all__ = ["check_partial_trace_matvec", "CHECKS"]
 
 
+@graded
 def check_partial_trace_matvec(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch5-partial-trace-matvec`: ``func(X, t, v)`` returns :math:`Mv` for
     :math:`M=\frac1n\sum_it_i\sum_j\mathrm{He}_4(x_i)_{\cdot\cdot jj}`, without forming
     :math:`M` (the last instance has ``d = 2500``: a dense ``d x d`` matrix is detected by its
     memory).
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _validate as V
 from ..hermite import gaussian_expectation
 from ..targets import get_link
-from .base import Report, as_scalar, call_student, diagnose_ratio, finish
+from .base import Report, diagnose_ratio, finish, graded, scalar_answer
 
 __all__ = ["check_noise_level", "CHECKS"]
 
@@ -26,39 +26,20 @@ def _ref_noise_level(link, d):
     return float(along / ((d - 1) * energy))
 
 
+@graded
 def check_noise_level(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch0-noise-level`: ``func(link, d)`` returns
     :math:`\mathrm{Var}(\varphi(G)G)/((d-1)\mathbb E[\varphi(G)^2])` for links with
     :math:`c_1 = 0`.
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
     rng = V.generator(rng)
     cases = [("abs", int(rng.integers(50, 900))), ("quadratic", int(rng.integers(50, 900))),
              ("he4", int(rng.integers(50, 900))), ("he2", int(rng.integers(50, 900)))]
     problems = []
     for link, d in cases:
-        out, err = call_student(func, link, d)
-        if err:
-            problems.append(err)
-            break
-        val, err = as_scalar(out)
+        val, err = scalar_answer(func, link, d)
         if err:
             problems.append(err)
             break

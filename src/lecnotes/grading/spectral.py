@@ -10,32 +10,17 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _validate as V
-from .base import Report, call_student, finish
+from .base import Report, call_student, finish, graded
 
 __all__ = ["check_top_eigenvector", "CHECKS"]
 
 
+@graded
 def check_top_eigenvector(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch4-top-eigenvector`: ``func(X, y, T)`` returns the unit top eigenvector
     of :math:`D_T=\frac1n\sum_iT(y_i)x_ix_i^\top` (any sign).
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
     rng = V.generator(rng)
     problems = []

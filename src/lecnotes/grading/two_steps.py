@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _validate as V
-from .base import Report, call_student, finish
+from .base import Report, call_student, finish, graded
 
 __all__ = ["check_self_term", "CHECKS"]
 
@@ -20,28 +20,13 @@ def _ref_self_term(X, y, W0, a, eta, dsigma):
     return eta * dsigma(X @ W0.T) * (y * sq / X.shape[0])[:, None] * a[None, :]
 
 
+@graded
 def check_self_term(func: Callable, rng=None) -> Report:
     r"""Exercise {ref}`ex-ch7-self-term`: ``func(X, y, W0, a, eta, dsigma)`` returns the (n, p)
     matrix :math:`\eta\,a_j\,y_i\,\sigma'(\langle w_j^0,x_i\rangle)\,\|x_i\|^2/n`, the own-label
     part of the pre-activation shift after one correlation-loss step (chapter 7).
 
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    rng : numpy.random.Generator, int or None
-        Draws the hidden instances (SPEC 7; ``None``, the default, draws fresh ones at each
-        call, so a student cannot fit them; tests pass a seed).
-
-    Returns
-    -------
-    Report
-        ``passed=True`` when every hidden instance passes.
-
-    Raises
-    ------
-    GradingError
-        Naming, in words, the first problem found (never the expected values).
+    Parameters, returns and errors: see :func:`lecnotes.grading.base.graded`.
     """
     rng = V.generator(rng)
     problems = []
