@@ -212,6 +212,18 @@ def test_simulate_spectral_nested_samples_match_the_estimator():
     np.testing.assert_array_equal(again["t"].rho2, out["t"].rho2)
 
 
+def test_simulate_spectral_fewer_samples_than_dimensions_against_a_dense_eigh():
+    # n_max < d takes the matrix-free path; checked against the dense matrix written out
+    out = S.simulate_spectral({"t": "trimmed"}, [0.375, 0.75], 400, 2, rng=4)["t"]
+    X = stream(4, 1).standard_normal((300, 400))  # seed 1's data set (documented stream)
+    y = X[:, 0] ** 2
+    t = y * (y <= 7)
+    for j, n in enumerate([150, 300]):
+        ev, vec = np.linalg.eigh(X[:n].T @ (t[:n, None] * X[:n]) / n)
+        assert out.top[1, j] == pytest.approx(ev[-1], rel=1e-8)
+        assert out.rho2[1, j] == pytest.approx(vec[0, -1] ** 2, rel=1e-6, abs=1e-10)
+
+
 def test_spectrum_contains_the_top_eigenvalue():
     X, y, w = single_index(300, 60, "quadratic", rng=8)
     ev = S.spectrum(X, y, "trimmed")

@@ -174,10 +174,11 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
 
     For each seed one data set with :math:`n_{\max}=\max\delta\cdot d` samples is drawn
     (:math:`w_\star=e_1` by rotation invariance) and the estimators at smaller ``delta`` use
-    its first :math:`n=\delta d` rows (nested samples). For a fixed preprocessing and
-    ``d <= 2000`` the matrices are accumulated block by block, so the whole sweep costs one
-    product of size :math:`n_{\max}d^2`; families (:math:`T_\delta`) and larger ``d`` use
-    :func:`spectral_estimator` at each ``delta``.
+    its first :math:`n=\delta d` rows (nested samples). For a fixed preprocessing,
+    ``d <= 2000`` and :math:`n_{\max}\ge d` the matrices are accumulated block by block, so the
+    whole sweep costs one product of size :math:`n_{\max}d^2`; families (:math:`T_\delta`),
+    larger ``d`` and fewer samples than dimensions use :func:`spectral_estimator` at each
+    ``delta`` (matrix-free, O(nd) per product).
 
     Parameters
     ----------
@@ -220,7 +221,7 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
         X = V.stream(rng, s).standard_normal((ns[-1], d))  # seed s: its own stream
         y = np.asarray(phi(X[:, 0]), dtype=float)
         for label, T in preprocessings.items():
-            if not is_family(T) and d <= 2000:
+            if not is_family(T) and d <= 2000 and ns[-1] >= d:
                 t = label_weights(y, T, None)
                 heavy = _heavy(t, ns[0] / d)
                 D = np.zeros((d, d))
