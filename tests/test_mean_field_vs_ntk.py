@@ -89,3 +89,15 @@ def test_krr_point_and_payoff_sweep_small():
     n_list, vals = barrier[4]
     assert list(n_list) == [4, 8, 16] and vals.shape == (2, 3, 2)
     assert vals[0, 2, 0] == pytest.approx(M.krr_point(4, 16, 0, rng=0)[0])
+
+
+def test_krr_barrier_sweep_extends_by_seed():
+    """Later seeds on a window of the grid stack onto the sweep's own seeds (keyed streams)."""
+    barrier = M.krr_barrier_sweep({4: 16}, seeds=2, rng=0)
+    extra = M.krr_barrier_sweep({4: 16}, seeds=1, rng=0, n_min=2, first_seed=2)
+    assert list(extra[4][0]) == [8, 16]
+    both = M.with_seeds(barrier, extra)
+    n_list, vals = both[4]
+    assert list(n_list) == [8, 16] and vals.shape == (3, 2, 2)
+    np.testing.assert_array_equal(vals[:2], barrier[4][1][:, 1:])
+    assert vals[2, 1, 0] == pytest.approx(M.krr_point(4, 16, 2, rng=0)[0])

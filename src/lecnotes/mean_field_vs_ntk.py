@@ -50,6 +50,7 @@ __all__ = [
     "norm_budget_sweep",
     "krr_point",
     "krr_barrier_sweep",
+    "with_seeds",
     "collapse_residual",
     "c2_linear_fits",
     "barrier_window",
@@ -369,8 +370,7 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
         Number of seeds; step cap of each training run.
     rng : Generator, int or None
         Random source (SPEC 7): every point of seed ``s`` draws from a fresh copy of
-        ``stream(rng, s)``, so the data sets of one seed are nested (common random numbers
-        for the fits over n).
+        ``stream(rng, s)`` (nested data sets: common random numbers for the fits over n).
 
     Returns
     -------
@@ -419,8 +419,9 @@ def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=None):
     return risk, c[2]
 
 
-def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None) -> dict:
-    r"""KRR risk and :math:`c_2` over :math:`n = d, 2d, 4d, \dots` up to ``largest_n[d]``.
+def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None, n_min: int = 1,
+                      first_seed: int = 0) -> dict:
+    r"""KRR risk and :math:`c_2` over :math:`n = n_{\min}d, 2n_{\min}d, \dots` up to ``largest_n[d]``.
 
     The sweep behind {prf:ref}`thm-ch1-gmmm` (:func:`krr_point` at each point).
 
@@ -428,8 +429,8 @@ def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None) -> dict:
     ----------
     largest_n : dict
         d -> the largest n (a power-of-two multiple of d).
-    seeds : int
-        Number of seeds.
+    seeds, n_min, first_seed : int
+        Number of seeds; smallest n/d (a power of two); first seed index (streams keyed by seed).
     rng : Generator, int or None
         Random source (SPEC 7), passed to :func:`krr_point`.
 
@@ -440,10 +441,16 @@ def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None) -> dict:
     """
     out = {}
     for d, n_max in largest_n.items():
-        n_list = d * 2 ** np.arange(0, int(np.log2(n_max // d)) + 1)
+        n_list = d * 2 ** np.arange(int(np.log2(n_min)), int(np.log2(n_max // d)) + 1)
         out[d] = (n_list, np.array([[krr_point(d, n, s, rng=rng) for n in n_list]
-                                     for s in range(seeds)]))
+                                     for s in range(first_seed, first_seed + seeds)]))
     return out
+
+
+def with_seeds(barrier: dict, extra: dict) -> dict:
+    """The points of ``extra`` (a sweep on later seeds) with the seeds of ``barrier`` first."""
+    return {d: (nl, np.concatenate([barrier[d][1][:, np.isin(barrier[d][0], nl)], v]))
+            for d, (nl, v) in extra.items()}
 
 
 def collapse_residual(barrier: dict, variable, n_min: int = 4) -> float:
@@ -510,8 +517,8 @@ def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
                    n_min: int = 4) -> np.ndarray:
     r"""Seed means of a :func:`krr_barrier_sweep` in a window of sample sizes.
 
-    The window is :math:`n_{\min}d\le n\le` ``max_ratio`` :math:`d^2`:
-    the regime where {prf:ref}`thm-ch1-gmmm` predicts that the degree-2 part is not learned.
+    The window :math:`n_{\min}d\le n\le` ``max_ratio`` :math:`d^2`, where {prf:ref}`thm-ch1-gmmm`
+    predicts that the degree-2 part is not learned.
 
     Parameters
     ----------
