@@ -29,7 +29,7 @@ MAX_LINES = 600
 FOUNDATION = (
     "_validate", "stats", "hermite", "hermite_tensors", "targets", "label_law",
     "conditional_hermite", "activations", "linalg", "rmt", "preprocessing", "overlaps",
-    "networks", "kernels",
+    "networks", "capacity", "kernels",
 )
 CHAPTER_MODULES = (
     "setting", "mean_field_vs_ntk", "exponents", "first_moment", "first_moment_theory",
