@@ -551,3 +551,14 @@ def test_sweeps_use_keyed_streams():
     b = GS.leap2_sweep(GT.h2, [10, 12], [40, 48], 2, p=8, rng=9)
     assert a[0, 0] == b[0, 1]
     assert not np.array_equal(GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=10), a)
+
+
+def test_inverse_d_intercepts_recover_the_limit():
+    """A curve C + B/d is extrapolated exactly; bad shapes are refused."""
+    dims = np.array([64.0, 128.0, 256.0, 512.0])
+    vals = np.array([[1.0 + 5.0 / d for d in dims], [0.5 - 2.0 / d for d in dims]])
+    np.testing.assert_allclose(GS.inverse_d_intercepts(dims, vals), [1.0, 0.5], rtol=1e-12)
+    with pytest.raises(ValueError):
+        GS.inverse_d_intercepts(dims[:3], vals)
+    with pytest.raises(ValueError):
+        GS.inverse_d_intercepts(np.array([64.0, 64.0, 64.0, 64.0]), vals)
