@@ -1,6 +1,9 @@
 """Tests of lecnotes.giant_steps and giant_steps_theory (chapter 6): steps, sweeps, theory."""
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -562,3 +565,12 @@ def test_inverse_d_intercepts_recover_the_limit():
         GS.inverse_d_intercepts(dims[:3], vals)
     with pytest.raises(ValueError):
         GS.inverse_d_intercepts(np.array([64.0, 64.0, 64.0, 64.0]), vals)
+
+
+def test_claim_statements_name_the_equation_numbers():
+    """The claims quote eq. (4) and eq. (5): the 4th and 5th labelled equations of the page."""
+    nb = json.loads((Path(__file__).parents[1] / "lectures" / "06_giant_steps.ipynb").read_text())
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
+    assert labels.index("eq-ch6-neuron-overlap") + 1 == 4
+    assert labels.index("eq-ch6-leap2") + 1 == 5
