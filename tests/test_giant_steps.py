@@ -1,6 +1,9 @@
 """Tests of lecnotes.giant_steps and giant_steps_theory (chapter 6): steps, sweeps, theory."""
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -551,3 +554,23 @@ def test_sweeps_use_keyed_streams():
     b = GS.leap2_sweep(GT.h2, [10, 12], [40, 48], 2, p=8, rng=9)
     assert a[0, 0] == b[0, 1]
     assert not np.array_equal(GS.leap2_sweep(GT.h2, [12], [48], 1, p=8, rng=10), a)
+
+
+def test_inverse_d_intercepts_recover_the_limit():
+    """A curve C + B/d is extrapolated exactly; bad shapes are refused."""
+    dims = np.array([64.0, 128.0, 256.0, 512.0])
+    vals = np.array([[1.0 + 5.0 / d for d in dims], [0.5 - 2.0 / d for d in dims]])
+    np.testing.assert_allclose(GS.inverse_d_intercepts(dims, vals), [1.0, 0.5], rtol=1e-12)
+    with pytest.raises(ValueError):
+        GS.inverse_d_intercepts(dims[:3], vals)
+    with pytest.raises(ValueError):
+        GS.inverse_d_intercepts(np.array([64.0, 64.0, 64.0, 64.0]), vals)
+
+
+def test_claim_statements_name_the_equation_numbers():
+    """The claims quote eq. (4) and eq. (5): the 4th and 5th labelled equations of the page."""
+    nb = json.loads((Path(__file__).parents[1] / "lectures" / "06_giant_steps.ipynb").read_text())
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
+    assert labels.index("eq-ch6-neuron-overlap") + 1 == 4
+    assert labels.index("eq-ch6-leap2") + 1 == 5

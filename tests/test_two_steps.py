@@ -480,3 +480,15 @@ def test_simulations_use_keyed_streams():
     one = SP.simulate_reuse([30], 2.0, 10, 1.0, 1, rng=4)
     two = SP.simulate_reuse([40, 30], 2.0, 10, 1.0, 2, rng=4)
     assert one.reuse.along[0, 0] == two.reuse.along[0, 1]
+
+
+def test_expected_max_abs_gaussian_and_rank_one_slope():
+    """E max |a_j| against Monte Carlo and its sqrt(2 ln N) growth; the slope of s_2/s_1."""
+    assert TST.expected_max_abs_gaussian(1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-6)
+    rng = np.random.default_rng(0)
+    mc = np.abs(rng.standard_normal((4000, 500))).max(1).mean()
+    assert TST.expected_max_abs_gaussian(500) == pytest.approx(mc, abs=0.02)
+    slope = TST.rank_one_ratio_slope([250, 500, 1000])
+    assert -0.5 + 1 / (2 * math.log(1000)) - 0.02 < slope < -0.5 + 1 / (2 * math.log(250))
+    with pytest.raises(ValueError):
+        TST.rank_one_ratio_slope([500, 500])

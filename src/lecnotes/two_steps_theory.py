@@ -24,6 +24,8 @@ from .targets import get_link, link_moments
 
 __all__ = [
     "check_alpha",
+    "expected_max_abs_gaussian",
+    "rank_one_ratio_slope",
     "one_step_exponents",
     "one_step_spike_count",
     "one_step_spike_intervals",
@@ -35,6 +37,52 @@ __all__ = [
     "reuse_preprocessing",
     "reuse_stein_coefficient",
 ]
+
+
+def expected_max_abs_gaussian(N: int) -> float:
+    r""":math:`\mathbb E\max_{j\le N}|a_j|` for :math:`N` independent standard Gaussians.
+
+    By quadrature of :math:`\int_0^\infty 1-(2\Phi(x)-1)^N\,dx`; it grows like
+    :math:`\sqrt{2\ln N}`.
+
+    Parameters
+    ----------
+    N : int
+
+    Returns
+    -------
+    float
+    """
+    N = V.positive_int(N, "N")
+    x = np.linspace(0.0, 12.0, 24001)
+    f = 1.0 - (2.0 * ndtr(x) - 1.0) ** N
+    return float(np.sum((f[1:] + f[:-1]) * np.diff(x)) / 2)
+
+
+def rank_one_ratio_slope(sizes) -> float:
+    r"""Log-log slope over ``sizes`` of :math:`s_2/s_1` of the first update, to leading order.
+
+    {prf:ref}`prop-ch7-rank-one`: :math:`s_1` is of order one and :math:`s_2\asymp
+    N^{-1/2}\max_j|a_j|` (the largest entry of the Gaussian second layer scales the
+    largest row of :math:`\mathrm{diag}(a)R`). The slope is :math:`-1/2` plus the
+    least-squares slope of :math:`\log\mathbb E\max_j|a_j|` against :math:`\log N`
+    (about :math:`1/(2\ln N)`).
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        At least two distinct widths.
+
+    Returns
+    -------
+    float
+    """
+    sizes = [V.positive_int(n, "size") for n in sizes]
+    if len(set(sizes)) < 2:
+        raise ValueError("need at least two distinct sizes")
+    lx = np.log(np.asarray(sizes, dtype=float))
+    ly = np.log([expected_max_abs_gaussian(n) for n in sizes])
+    return float(-0.5 + np.polyfit(lx, ly, 1)[0])
 
 
 def check_alpha(alpha, name="alpha"):
