@@ -13,7 +13,7 @@ from lecnotes import _validate as V
 from lecnotes import activations as ACT
 from lecnotes import giant_steps as GS
 from lecnotes import giant_steps_theory as GT
-from lecnotes import linalg, overlaps, rmt
+from lecnotes import linalg, overlaps, rmt, stats
 from lecnotes import networks as N
 from lecnotes.targets import random_orthonormal, single_index
 
@@ -560,11 +560,11 @@ def test_inverse_d_intercepts_recover_the_limit():
     """A curve C + B/d is extrapolated exactly; bad shapes are refused."""
     dims = np.array([64.0, 128.0, 256.0, 512.0])
     vals = np.array([[1.0 + 5.0 / d for d in dims], [0.5 - 2.0 / d for d in dims]])
-    np.testing.assert_allclose(GS.inverse_d_intercepts(dims, vals), [1.0, 0.5], rtol=1e-12)
+    np.testing.assert_allclose(stats.inverse_d_intercepts(dims, vals), [1.0, 0.5], rtol=1e-12)
     with pytest.raises(ValueError):
-        GS.inverse_d_intercepts(dims[:3], vals)
+        stats.inverse_d_intercepts(dims[:3], vals)
     with pytest.raises(ValueError):
-        GS.inverse_d_intercepts(np.array([64.0, 64.0, 64.0, 64.0]), vals)
+        stats.inverse_d_intercepts(np.array([64.0, 64.0, 64.0, 64.0]), vals)
 
 
 def test_claim_statements_name_the_equation_numbers():

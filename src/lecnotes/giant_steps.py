@@ -51,7 +51,6 @@ __all__ = [
     "OneStepSweep",
     "one_step_sweep",
     "leap2_sweep",
-    "inverse_d_intercepts",
     "TwoDirectionSweep",
     "two_direction_sweep",
     "fresh_steps",
@@ -329,31 +328,6 @@ def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
             W1 = giant_step(W0, a0, X, y, giant_step_size(p, n, d, eta0), scaling=p**-0.5)
             out[s, j] = np.mean(neuron_overlaps(W1, w_star) ** 2)
     return out
-
-
-def inverse_d_intercepts(dims, values) -> np.ndarray:
-    r"""Per-seed extrapolation to :math:`d\to\infty` of a curve with :math:`O(1/d)` corrections.
-
-    Least-squares fit of ``values[s, j] = C_s + B_s / dims[j]`` for each seed ``s``; returns
-    the intercepts :math:`C_s`, one independent number per seed (so a Student-t interval over
-    them uses the real number of seeds).
-
-    Parameters
-    ----------
-    dims : array_like, shape (m,)
-        At least two distinct positive dimensions.
-    values : array_like, shape (seeds, m)
-
-    Returns
-    -------
-    ndarray (seeds,)
-    """
-    dims = V.finite_array(dims, "dims", ndim=1)
-    values = V.finite_array(values, "values", ndim=2)
-    if values.shape[1] != dims.size or np.unique(dims).size < 2 or np.any(dims <= 0):
-        raise ValueError("need values of shape (seeds, len(dims)) and two distinct dims > 0")
-    design = np.column_stack([np.ones(dims.size), 1.0 / dims])
-    return np.linalg.lstsq(design, values.T, rcond=None)[0][0]
 
 
 class TwoDirectionSweep(NamedTuple):

@@ -38,6 +38,7 @@ __all__ = [
     "slopes_over_seeds",
     "max_abs_z",
     "ks_distance",
+    "inverse_d_intercepts",
 ]
 
 
@@ -342,3 +343,28 @@ def ks_distance(samples, grid, density) -> float:
     cdf = np.concatenate([[0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(grid))])
     emp = np.searchsorted(np.sort(samples), grid, side="right") / samples.size
     return float(np.max(np.abs(cdf - emp)))
+
+
+def inverse_d_intercepts(dims, values) -> np.ndarray:
+    r"""Per-seed extrapolation to :math:`d\to\infty` of a curve with :math:`O(1/d)` corrections.
+
+    Least-squares fit of ``values[s, j] = C_s + B_s / dims[j]`` for each seed ``s``; returns
+    the intercepts :math:`C_s`, one independent number per seed (so a Student-t interval over
+    them uses the real number of seeds).
+
+    Parameters
+    ----------
+    dims : array_like, shape (m,)
+        At least two distinct positive dimensions.
+    values : array_like, shape (seeds, m)
+
+    Returns
+    -------
+    ndarray (seeds,)
+    """
+    dims = V.finite_array(dims, "dims", ndim=1)
+    values = V.finite_array(values, "values", ndim=2)
+    if values.shape[1] != dims.size or np.unique(dims).size < 2 or np.any(dims <= 0):
+        raise ValueError("need values of shape (seeds, len(dims)) and two distinct dims > 0")
+    design = np.column_stack([np.ones(dims.size), 1.0 / dims])
+    return np.linalg.lstsq(design, values.T, rcond=None)[0][0]
