@@ -252,7 +252,7 @@ def open_lab(browser: DevTools | Page, server: JupyterLabServer, kernels: bool =
 
 
 def read_lab_notebook(browser: DevTools | Page, path: str, shot: Path | None = None,
-                      timeout: float = 60, settle: float = 0.4, raw_grace: float = 2.0) -> dict:
+                      timeout: float = 150, settle: float = 0.4, raw_grace: float = 2.0) -> dict:
     """Open ``path`` (relative to the server root) in JupyterLab and scan it as rendered.
 
     Waits until every Markdown cell is rendered and the rendered math has stopped changing for
