@@ -166,11 +166,15 @@ def test_claim_mean_uses_a_student_t_interval(tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     claims.start_chapter("99_test")
     values = [0.9, 1.1, 1.0, 1.2, 0.8]  # mean 1.0, sem 0.0707, t_4(0.995) = 4.604
-    rec = claims.claim_mean("m", "mean one", values, 1.3, display=False)
+    rec = claims.claim_mean("m", "mean one", values, 1.3, level=0.99, display=False)
     assert rec.tol == pytest.approx(4.604 * 0.0707107, rel=1e-3) and rec.passed
     with pytest.raises(AssertionError):  # 0.35 away is more than 0.3255
-        claims.claim_mean("m2", "mean one", values, 1.35, display=False)
-    rec = claims.claim_mean("m3", "mean one", values, 1.35, allowance=0.05, display=False)
+        claims.claim_mean("m2", "mean one", values, 1.35, level=0.99, display=False)
+    rec = claims.claim_mean("m3", "mean one", values, 1.35, level=0.99, allowance=0.05,
+                            display=False)
+    assert rec.passed
+    rec = claims.claim_mean("m4", "mean one", values, 1.6, display=False)  # default 0.999
+    assert rec.tol == pytest.approx(8.610 * 0.0707107, rel=1e-3) and rec.passed
     assert rec.passed
     with pytest.raises(ValueError):
         claims.claim_mean("m4", "one seed", [1.0], 1.0)
@@ -195,10 +199,10 @@ def test_a_claim_without_power_fails_and_says_so(tmp_path, monkeypatch):
         with pytest.raises(AssertionError, match="NO POWER"):
             claims.claim("b", "bound", 0.5, expected, relation=relation, alternative=alt,
                          display=False)
-    values = [0.9, 1.1, 1.0, 1.2, 0.8]  # interval 1.0 +- 0.33: 1.3 is inside, 1.4 outside
+    values = [0.9, 1.1, 1.0, 1.2, 0.8]  # interval 1.0 +- 0.61 at the default level 0.999
     with pytest.raises(AssertionError, match="NO POWER"):
-        claims.claim_mean("m", "mean one", values, 1.0, alternative=1.3, display=False)
-    assert claims.claim_mean("m", "mean one", values, 1.0, alternative=1.4, display=False).passed
+        claims.claim_mean("m", "mean one", values, 1.0, alternative=1.6, display=False)
+    assert claims.claim_mean("m", "mean one", values, 1.0, alternative=1.7, display=False).passed
 
 
 def test_no_alternative_is_recorded_and_exclusive(tmp_path, monkeypatch):

@@ -10,7 +10,9 @@ CHAPTERS = ()  # foundation used by every chapter; make check runs it
 
 
 def test_t_factor_matches_tables():
-    assert stats.t_factor(5) == pytest.approx(4.604, abs=1e-3)  # t_{4, 0.995}
+    assert stats.t_factor(5, level=0.99) == pytest.approx(4.604, abs=1e-3)  # t_{4, 0.995}
+    assert stats.CLAIM_LEVEL == 0.999  # the book-wide default: 1e-3 false failures per claim
+    assert stats.t_factor(5) == pytest.approx(8.610, abs=1e-3)  # t_{4, 0.9995}
     assert stats.t_factor(30, level=0.95) == pytest.approx(2.045, abs=1e-3)
     with pytest.raises(ValueError):
         stats.t_factor(1)

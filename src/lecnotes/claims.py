@@ -377,7 +377,7 @@ def claim_mean(
     values,
     expected: float,
     *,
-    level: float = 0.99,
+    level: float = stats.CLAIM_LEVEL,
     allowance: float = 0.0,
     alternative: float | None = None,
     no_alternative: str | None = None,
@@ -398,7 +398,7 @@ def claim_mean(
     expected : float
         The predicted mean.
     level : float
-        Coverage of the interval (default 0.99).
+        Coverage of the interval (default ``stats.CLAIM_LEVEL`` = 0.999).
     allowance : float
         Non-negative systematic tolerance added to the statistical one.
     alternative, no_alternative
