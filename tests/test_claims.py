@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -268,3 +269,17 @@ def test_claims_of_a_cell_are_shown_together(monkeypatch, tmp_path):
     assert shown[0]["text/plain"].count("[PASS]") == 2
     hooks[0][1]()  # a cell without claims shows nothing
     assert len(shown) == 1
+
+
+def test_the_ledger_build_flags_a_claim_that_states_no_power():
+    """The strict build fails on a claim with neither an alternative nor a reason (issue 16)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "claims_ledger.py"
+    spec = importlib.util.spec_from_file_location("claims_ledger", path)
+    ledger = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ledger)
+    assert ledger.power_unstated({"alternative": None, "no_alternative": None})
+    assert ledger.power_unstated({})
+    assert not ledger.power_unstated({"alternative": 0.0})
+    assert not ledger.power_unstated({"no_alternative": "an exact identity"})

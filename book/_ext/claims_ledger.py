@@ -98,6 +98,15 @@ def _alternative(rec):
     return "-"
 
 
+def power_unstated(rec) -> bool:
+    """True when a claim names no alternative and gives no reason why none applies.
+
+    Every claim must do one or the other (the claims-power standard of DESIGN.md): the build
+    warns, so that the strict build (``-W``) fails and names the claim.
+    """
+    return rec.get("alternative") is None and not rec.get("no_alternative")
+
+
 def _table(headers, rows, widths):
     table = nodes.table(classes=["claims-ledger"])
     tgroup = nodes.tgroup(cols=len(headers))
@@ -134,7 +143,7 @@ def _resolve(app, doctree, docname):
     records, prov = _load(app)
     digest = claims.package_digest()
     lectures = _lecture_docnames(env)
-    out_nodes, n_total, n_fail = [], 0, 0
+    out_nodes, n_total, n_fail, n_alt = [], 0, 0, 0
     for lec in lectures:
         stem = lec.split("/", 1)[1]
         recs = records.get(stem, [])
@@ -162,6 +171,12 @@ def _resolve(app, doctree, docname):
                     stem, rec["label"], rec["statement"], _fmt(rec["measured"]),
                     _reference(rec), location=docname,
                 )
+            if power_unstated(rec):
+                logger.warning(
+                    "claims ledger: claim %s:%s names no alternative and no reason why none "
+                    "applies (pass alternative= or no_alternative= to claims.claim)",
+                    stem, rec["label"], location=docname,
+                )
             claim_cell = nodes.paragraph(ids=[claims.anchor("ledger", stem, rec["label"])])
             uri = app.builder.get_relative_uri(docname, lec)
             claim_cell += nodes.reference(
@@ -178,6 +193,7 @@ def _resolve(app, doctree, docname):
             ])
         n_total += len(rows)
         n_fail += chapter_fail
+        n_alt += sum(rec.get("alternative") is not None for rec in recs)
         heading = nodes.paragraph()
         heading += nodes.strong(
             "", "", nodes.reference(
@@ -202,7 +218,9 @@ def _resolve(app, doctree, docname):
         logger.info("claims ledger: ignoring records of %s (not in the table of contents)", stem)
     summary = nodes.paragraph(
         text=f"{n_total} claims in {len(lectures)} chapter{'s' * (len(lectures) != 1)}: "
-        f"{n_total - n_fail} hold, {n_fail} fail."
+        f"{n_total - n_fail} hold, {n_fail} fail. {n_alt} name the value a competing "
+        "explanation predicts, which their test rejects; the others say why no competing "
+        "value applies (an exact identity, a bound from a theorem, an exact count)."
     )
     for ph in placeholders:
         ph.replace_self([summary, *out_nodes])
