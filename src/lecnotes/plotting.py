@@ -48,12 +48,25 @@ _STYLE = {
     "lines.linewidth": 1.8,
     "lines.markersize": 5,
     "axes.prop_cycle": mpl.cycler(color=PALETTE),
+    "mathtext.fontset": "stixsans",   # DejaVu's \star is a dot at these sizes; STIX's is a star
 }
 
 
 def use_style() -> None:
-    """Apply the book's figure style (call once at the top of a chapter)."""
+    """Apply the book's figure style (call once at the top of a chapter).
+
+    In a notebook, figures are also sent as "retina" PNGs: drawn at twice the pixel density
+    and displayed at their nominal size, so that text stays sharp when the page scales a
+    figure down (a phone, a narrow column).
+    """
     mpl.rcParams.update(_STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: nothing to configure
+        return
+    shell = get_ipython()
+    if shell is not None and "IPKernelApp" in shell.config:   # a notebook kernel
+        shell.run_line_magic("config", "InlineBackend.figure_formats = ['retina']")
 
 
 def errorbar_over_seeds(ax, x, values, label=None, **kw):
