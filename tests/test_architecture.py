@@ -32,7 +32,8 @@ FOUNDATION = (
     "networks", "capacity", "kernels",
 )
 CHAPTER_MODULES = (
-    "setting", "mean_field_vs_ntk", "exponents", "first_moment", "first_moment_theory",
+    "setting", "mean_field_vs_ntk", "mean_field_vs_ntk_theory", "exponents", "first_moment",
+    "first_moment_theory",
     "spectral", "spectral_theory", "partial_trace", "giant_steps", "giant_steps_theory",
     "two_steps", "two_steps_theory",
 )

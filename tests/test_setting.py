@@ -62,3 +62,39 @@ def test_staircase_sweep_sees_only_the_first_direction():
     assert res.first.shape == res.second.shape == (6,)
     assert abs(res.first.mean() - 4 / 6) < 0.1
     assert res.second.mean() < 6  # noise level about 2, against ~200 for a learned direction
+
+
+def test_staircase_reduced_matches_direct_simulation_and_theory():
+    d, delta = 60, 4
+    red = S.staircase_reduced(d, delta, 3000, rng=2)
+    assert red.first.shape == red.second.shape == (3000,)
+    assert np.all((red.first > 0) & (red.first < 1))
+    # rho_1^2 -> delta/(delta+2) up to O(1/n); (d-1) rho_2^2 -> 4(d-1)/(n+2d+5)
+    n = delta * d
+    se1 = red.first.std(ddof=1) / math.sqrt(3000)
+    assert abs(red.first.mean() - n / (n + 2 * d + 5)) < 5 * se1 + 5 / n
+    se2 = red.second.std(ddof=1) / math.sqrt(3000)
+    assert abs(red.second.mean() - 4 * (d - 1) / (n + 2 * d + 5)) < 5 * se2 + 0.05
+    direct = S.staircase_sweep(d, delta, 200, rng=3)
+    assert abs(direct.first.mean() - red.first.mean()) < 5 * direct.first.std() / math.sqrt(200)
+    with pytest.raises(ValueError):
+        S.staircase_reduced(2, 4, 10)
+
+
+def test_first_moment_reduced_relu_limit():
+    res = S.first_moment_reduced("relu", 200, [1.0, 4.0], 2000, rng=1)
+    assert res.rho2.shape == (2000, 2)
+    m = res.rho2.mean(0)
+    se = res.rho2.std(0, ddof=1) / math.sqrt(2000)
+    assert np.all(np.abs(m - np.array([1 / 3, 2 / 3])) < 5 * se + 0.01)
+
+
+def test_coefficient_decay_fit_recovers_laws():
+    k = np.arange(30)
+    c = np.exp(-1.3 * np.sqrt(np.maximum(k, 1))) * np.maximum(k, 1) ** -0.5
+    fit = S.coefficient_decay_fit(c, np.arange(5, 30))
+    assert fit.coef[0] == pytest.approx(-1.3, abs=1e-8) and fit.rms < 1e-10
+    geo = S.coefficient_decay_fit(0.5 ** k, np.arange(5, 30), law="geometric")
+    assert geo.coef[0] == pytest.approx(np.log(0.5)) and geo.rms < 1e-10
+    with pytest.raises(ValueError):
+        S.coefficient_decay_fit(c, np.arange(5, 30), law="power")

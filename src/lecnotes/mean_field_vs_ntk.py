@@ -13,7 +13,6 @@ import numpy as np
 
 from . import _validate as V
 from .capacity import param_distance, path_norm, path_norm_rademacher_bound, relative_movement
-from .hermite import he
 from .kernels import (
     kernel_gd_steps_to_loss,
     kernel_gradient_descent,
@@ -25,6 +24,7 @@ from .kernels import (
     rkhs_norm,
     single_index_risk,
 )
+from .mean_field_vs_ntk_theory import payoff_runs, target
 from .networks import (
     empirical_ntk,
     forward,
@@ -56,25 +56,6 @@ __all__ = [
     "risk_at_d_squared",
     "payoff_sweep",
 ]
-
-
-def target(u) -> np.ndarray:
-    r"""The running single-index link of chapter 1, :math:`\varphi = h_1 + h_2`.
-
-    {eq}`eq-ch1-target`: :math:`\varphi(u) = \mathrm{He}_1(u) + \mathrm{He}_2(u)/\sqrt2`,
-    unit-norm degree-1 and degree-2 parts.
-
-    Parameters
-    ----------
-    u : array_like
-        Points.
-
-    Returns
-    -------
-    ndarray
-        :math:`\varphi(u)`, shaped like ``u``.
-    """
-    return he(1, u) + he(2, u) / np.sqrt(2)
 
 
 class MovementResult(NamedTuple):
@@ -159,11 +140,11 @@ class RademacherResult(NamedTuple):
     values: dict
     """d -> (len(ns), 4): Monte Carlo value, its standard error, Jensen bound, lower bound."""
     inside: np.ndarray
-    """(len(dims), len(ns)) booleans: the Monte Carlo value lies between the bounds (3 SE)."""
+    """(len(dims), len(ns)) booleans: the Monte Carlo value lies between the bounds (z SE)."""
 
 
 def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
-                            rng=None) -> RademacherResult:
+                            rng=None, z: float = 3.0) -> RademacherResult:
     r"""The Rademacher complexity of the linear class of norm ``B`` over (n, d) (chapter 1).
 
     {prf:ref}`def-ch1-rademacher` by Monte Carlo (:func:`lecnotes.kernels.rademacher_rkhs`)
@@ -182,6 +163,8 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
     rng : Generator, int or None
         Random source (SPEC 7): the point (n, d) draws its inputs from ``stream(rng, d, n, 0)``
         and its signs from ``stream(rng, d, n, 1)``.
+    z : float
+        A point is inside when it lies within ``z`` Monte Carlo standard errors of the bounds.
 
     Returns
     -------
@@ -196,7 +179,7 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
             mc, mc_se = rademacher_rkhs(G, B, n_mc=n_mc, rng=V.stream(rng, d, n, 1))
             bound = rademacher_rkhs_bound(G, B)
             low = bound * (1 - (np.sum(G**2) - np.sum(np.diag(G) ** 2)) / np.trace(G) ** 2)
-            inside[i, j] = (low - 3 * mc_se <= mc) and (mc <= bound + 3 * mc_se)
+            inside[i, j] = (low - z * mc_se <= mc) and (mc <= bound + z * mc_se)
             rows.append((mc, mc_se, bound, low))
         values[d] = np.array(rows)
     return RademacherResult(values, inside)
@@ -214,7 +197,8 @@ class NormBudgetResult(NamedTuple):
     reached_target: np.ndarray
     """(seeds, kappas, 2) booleans: the network (``mf``, ``ntk``) reached the target loss."""
     spent_budget: np.ndarray
-    """(seeds, kappas, 2) booleans: the network trained on signs stopped at its budget."""
+    """(seeds, kappas, 2) booleans: the network trained on signs stopped at its budget, or fitted
+    the signs (correlation at least 0.999) within it."""
 
 
 def _budget_point(d, m, kappa, eps, eta0, rng, steps):
@@ -237,8 +221,8 @@ def _budget_point(d, m, kappa, eps, eta0, rng, steps):
         B = size(res.W, res.a)
         noise = train(W0, a0, X, s, eta=eta, steps=steps, scaling=sc,
                       stop=lambda W, a, B=B, size=size: size(W, a) >= B)
-        flags.append((res.reached, noise.reached))
         corr = float(np.mean(s * forward(noise.W, noise.a, X, "relu", sc)))
+        flags.append((res.reached, noise.reached or corr >= 1 - 1e-3))
         out.update({"P": B, "corr_MF": corr} if sc == "mf" else {"D": B, "corr_NTK": corr})
     out["lo_MF"] = out["P"] * lin_mc / 2
     out["up_MF"] = path_norm_rademacher_bound(X, out["P"])
@@ -497,17 +481,4 @@ def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 30
     ndarray (seeds, len(dims), 3)
         Test risks of KRR, the NTK-scaled network and the mean-field network.
     """
-    out = np.zeros((seeds, len(dims), 3))
-    for s in range(seeds):
-        for j, d in enumerate(dims):
-            gen = V.stream(rng, s)
-            X, y, w_star = single_index(ratio * d, d, target, rng=gen)
-            alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
-            preds = [lambda Z, X=X, alpha=alpha, d=d: (relu_ntk(Z, X) / d) @ alpha]
-            for sc in ("ntk", "mf"):
-                W0, a0 = init_params(m, d, rng=gen)
-                r = train(W0, a0, X, y, eta=step_size(0.5, m, sc), steps=steps, scaling=sc)
-                preds.append(lambda Z, r=r, sc=sc: forward(r.W, r.a, Z, "relu", sc))
-            out[s, j] = [single_index_risk(p, w_star, target, n_perp=40, n_quad=20, rng=gen)[0]
-                         for p in preds]
-    return out
+    return payoff_runs(dims, seeds, ratio=ratio, m=m, steps=steps, lam=lam, rng=rng).risk

@@ -22,7 +22,7 @@ import numpy as np
 from . import _validate as V
 from .hermite import he
 from .overlaps import overlap
-from .targets import multi_index, single_index, staircase
+from .targets import get_link, multi_index, single_index, staircase
 
 __all__ = [
     "random_direction_overlaps",
@@ -32,6 +32,11 @@ __all__ = [
     "quadratic_moment_sweep",
     "StaircaseResult",
     "staircase_sweep",
+    "staircase_reduced",
+    "SingleIndexReduced",
+    "first_moment_reduced",
+    "CoefficientDecayFit",
+    "coefficient_decay_fit",
 ]
 
 
@@ -200,3 +205,142 @@ def staircase_sweep(d: int, delta: int, seeds: int, rng=None) -> StaircaseResult
         first[s] = overlap(v, W[0]) ** 2
         second[s] = (d - 1) * overlap(v, W[1]) ** 2
     return StaircaseResult(first, second)
+
+
+def staircase_reduced(d: int, delta: int, reps: int, rng=None,
+                      chunk: int = 500) -> StaircaseResult:
+    r"""The first-moment estimator on the staircase by its exact reduction (chapter 0).
+
+    {prf:ref}`prop-ch0-reduction`: with :math:`z_j = \langle w_j, x\rangle` and
+    :math:`y = z_1 + z_1z_2`, the vector :math:`nv = \sum_iy_ix_i` has the coordinates
+    :math:`A_1 = \sum_iy_iz_{1,i}` and :math:`A_2 = \sum_iy_iz_{2,i}` in the plane of
+    :math:`w_1, w_2`, and, given the labels, an orthogonal part with squared norm
+    :math:`S\chi^2_{d-2}`, :math:`S = \sum_iy_i^2`. Each replicate costs :math:`2n` Gaussian
+    draws and one :math:`\chi^2` draw instead of :math:`nd`; the law of the overlaps is the
+    same as for :func:`staircase_sweep`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (at least 3).
+    delta : int
+        Sample ratio, ``n = delta d``.
+    reps : int
+        Number of independent replicates.
+    rng : Generator, int or None
+        Random source (SPEC 7); block ``j`` of ``chunk`` replicates draws from
+        ``stream(rng, j)``.
+    chunk : int
+        Replicates drawn at once (memory ``2 chunk n`` floats).
+
+    Returns
+    -------
+    StaircaseResult
+        ``first`` = :math:`\rho_1^2` and ``second`` = :math:`(d-1)\rho_2^2`, shape (reps,).
+    """
+    d = V.positive_int(d, "d", minimum=3)
+    reps = V.positive_int(reps, "reps")
+    n = V.positive_int(delta, "delta") * d
+    chunk = V.positive_int(chunk, "chunk")
+    first, second = np.empty(reps), np.empty(reps)
+    for j, lo in enumerate(range(0, reps, chunk)):
+        k = min(chunk, reps - lo)
+        g = V.stream(rng, j)
+        z1, z2 = g.standard_normal((2, k, n))
+        y = z1 * (1.0 + z2)
+        a1, a2, s = np.sum(y * z1, 1), np.sum(y * z2, 1), np.sum(y * y, 1)
+        norm2 = a1**2 + a2**2 + s * g.chisquare(d - 2, size=k)
+        first[lo:lo + k] = a1**2 / norm2
+        second[lo:lo + k] = (d - 1) * a2**2 / norm2
+    return StaircaseResult(first, second)
+
+
+class SingleIndexReduced(NamedTuple):
+    """First-moment overlaps of a single-index model by the exact reduction, per replicate."""
+
+    rho2: np.ndarray
+    r""":math:`\rho^2`, shape (reps, len(deltas))."""
+
+
+def first_moment_reduced(link, d: int, deltas, reps: int, rng=None) -> SingleIndexReduced:
+    r"""The overlap of :math:`v = \frac1n\sum_iy_ix_i` by the exact reduction (chapter 0).
+
+    {prf:ref}`prop-ch0-reduction` for one direction: :math:`\rho^2 = A^2/(A^2 + S\chi^2_{d-1})`
+    with :math:`A = \sum_i\varphi(G_i)G_i`, :math:`S = \sum_i\varphi(G_i)^2`, so a replicate
+    costs :math:`n` Gaussian draws; the limit is {eq}`eq-ch0-first-moment-limit`.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link :math:`\varphi`.
+    d : int
+        Dimension (at least 2).
+    deltas : array_like
+        Sample ratios; ``n = round(delta d)``.
+    reps : int
+        Replicates per ratio.
+    rng : Generator, int or None
+        Random source (SPEC 7); ratio index ``j`` draws from ``stream(rng, j)``.
+
+    Returns
+    -------
+    SingleIndexReduced
+    """
+    f = get_link(link)
+    d = V.positive_int(d, "d", minimum=2)
+    reps = V.positive_int(reps, "reps")
+    deltas = V.finite_array(deltas, "deltas", ndim=1)
+    out = np.empty((reps, deltas.size))
+    for j, delta in enumerate(deltas):
+        n = max(1, int(round(delta * d)))
+        g = V.stream(rng, j)
+        G = g.standard_normal((reps, n))
+        y = f(G)
+        a, s = np.sum(y * G, 1), np.sum(y * y, 1)
+        out[:, j] = a**2 / (a**2 + s * g.chisquare(d - 1, size=reps))
+    return SingleIndexReduced(out)
+
+
+class CoefficientDecayFit(NamedTuple):
+    r"""Least-squares fit of :math:`\log|c_k|` (see :func:`coefficient_decay_fit`)."""
+
+    coef: np.ndarray
+    """Fitted coefficients, in the order of the basis."""
+    rms: float
+    """Root-mean-square residual of the fit."""
+
+
+def coefficient_decay_fit(c, ks, law: str = "sqrt") -> CoefficientDecayFit:
+    r"""Fit the decay of Hermite coefficients :math:`|c_k|` over the degrees ``ks`` (chapter 0).
+
+    ``law="sqrt"``: :math:`\log|c_k| = a\sqrt k + b\log k + c + e/\sqrt k`, the form for a
+    link analytic in a strip (poles of :math:`\tanh` at :math:`\pm i\pi/2` give
+    :math:`a = -\pi/2`, {prf:ref}`def-hermite`); ``law="geometric"``:
+    :math:`\log|c_k| = ak + c`, the form for an entire link.
+
+    Parameters
+    ----------
+    c : array_like
+        Coefficients :math:`c_0, c_1, \dots`.
+    ks : array_like of int
+        Degrees to fit (non-zero coefficients).
+    law : {"sqrt", "geometric"}
+
+    Returns
+    -------
+    CoefficientDecayFit
+    """
+    c = V.finite_array(c, "c", ndim=1)
+    ks = np.asarray(ks, dtype=int)
+    if ks.ndim != 1 or ks.size < 5 or ks.min() < 1 or ks.max() >= c.size:
+        raise ValueError("ks must be at least 5 degrees in 1..len(c)-1")
+    k = ks.astype(float)
+    if law == "sqrt":
+        A = np.c_[np.sqrt(k), np.log(k), np.ones_like(k), 1 / np.sqrt(k)]
+    elif law == "geometric":
+        A = np.c_[k, np.ones_like(k)]
+    else:
+        raise ValueError(f"law must be 'sqrt' or 'geometric', got {law!r}")
+    y = np.log(np.abs(c[ks]))
+    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    return CoefficientDecayFit(coef, float(np.sqrt(np.mean((y - A @ coef) ** 2))))
