@@ -24,6 +24,7 @@ __all__ = [
     "first_moment",
     "simulate_first_moment_overlaps",
     "reduced_first_moment_overlaps",
+    "ReducedParts",
     "loss_preprocessing",
     "single_neuron_gradient",
     "StepComparison",
@@ -146,7 +147,7 @@ def simulate_first_moment_overlaps(
 
 def reduced_first_moment_overlaps(
     link, dims, deltas, preprocessings, replicates: int = 200, noise: float = 0.0, rng=None,
-    chunk: int = 2_000_000,
+    chunk: int = 2_000_000, parts: bool = False,
 ) -> dict:
     r"""Squared overlaps of first-moment estimators through the exact reduction (chapter 3).
 
@@ -176,12 +177,14 @@ def reduced_first_moment_overlaps(
         a size leaves the other draws unchanged.
     chunk : int
         Largest number of labels drawn at once (memory bound).
+    parts : bool
+        Also return the two parts of the overlap.
 
     Returns
     -------
     dict
         name -> ndarray ``(replicates, len(dims), len(deltas))`` of :math:`\rho^2` (replicates
-        on axis 0).
+        on axis 0); with ``parts=True`` name -> :class:`ReducedParts` instead.
     """
     phi = get_link(link)
     dims = [V.positive_int(d, "d", minimum=2) for d in dims]
@@ -192,7 +195,9 @@ def reduced_first_moment_overlaps(
     noise = V.nonneg_float(noise, "noise")
     if not isinstance(preprocessings, dict) or not preprocessings:
         raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
-    out = {name: np.empty((replicates, len(dims), len(deltas))) for name in preprocessings}
+    shape = (replicates, len(dims), len(deltas))
+    sig = {name: np.empty(shape) for name in preprocessings}
+    noi = {name: np.empty(shape) for name in preprocessings}
     for i, d in enumerate(dims):
         for j, delta in enumerate(deltas):
             n = max(1, int(round(delta * d)))
@@ -209,8 +214,20 @@ def reduced_first_moment_overlaps(
                     t = preprocess(y, T).reshape(G.shape)
                     A = np.einsum("ij,ij->i", t, G) ** 2
                     S = np.einsum("ij,ij->i", t, t)
-                    out[name][r0:r1, i, j] = A / (A + S * C)
-    return out
+                    sig[name][r0:r1, i, j] = A / n**2
+                    noi[name][r0:r1, i, j] = S * C / n**2
+    if parts:
+        return {name: ReducedParts(sig[name], noi[name]) for name in preprocessings}
+    return {name: sig[name] / (sig[name] + noi[name]) for name in preprocessings}
+
+
+class ReducedParts(NamedTuple):
+    r"""The two parts of the overlap in {eq}`eq-ch3-reduction` (chapter 3)."""
+
+    signal: np.ndarray
+    r""":math:`\langle v_T, w_\star\rangle^2 = A/n^2`."""
+    noise: np.ndarray
+    r""":math:`\|v_T^\perp\|^2 = SC/n^2` (in law)."""
 
 
 def loss_preprocessing(loss="square", f0: float = 0.0):

@@ -115,7 +115,7 @@ def first_moment_overlap(link, delta, T=None, noise: float = 0.0):
 
 
 def optimal_preprocessing(link: str, noise: float = 0.0):
-    r"""The optimal preprocessing :math:`T^\star(y)=\mathbb E[G\mid Y=y]` in closed form (chapter 3).
+    r"""The optimal preprocessing :math:`T^\star(y)=\mathbb E[G\mid Y=y]` in closed form (ch. 3).
 
     {prf:ref}`thm-optimal-preprocessing`, written out for four links so that it costs a few
     array operations per label (the general :func:`lecnotes.conditional_hermite.conditional_hermite`
