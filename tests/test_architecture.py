@@ -35,7 +35,7 @@ CHAPTER_MODULES = (
     "setting", "mean_field_vs_ntk", "mean_field_vs_ntk_theory", "exponents", "first_moment",
     "first_moment_theory",
     "spectral", "spectral_theory", "partial_trace", "giant_steps", "giant_steps_theory",
-    "two_steps", "two_steps_theory",
+    "two_steps", "two_steps_theory", "exponents_theory",
 )
 BOOK = ("claims", "plotting", "widgets", "grading")
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython")  # may be imported inside a function

@@ -144,3 +144,53 @@ def test_step_versus_estimator_at_zero_and_small_init():
 def test_chapter3_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+# --- chapter 3: identities of the code (the former claims step-equals-estimator-*) ---------
+@pytest.mark.parametrize("loss", ["square", "huber"])
+def test_step_from_zero_is_parallel_to_the_estimator(loss):
+    X, y, w_star = single_index(3200, 400, "he3", rng=11)
+    (row,) = E.step_versus_estimator(X, y, w_star, {"zero": np.zeros(400)}, losses=[loss])
+    assert abs(row.one_minus_cos) < 1e-12
+
+
+def test_hessian_at_zero_is_the_second_moment_matrix():
+    # eq-ch3-hessian: square loss, sigma(u) = u + u^2/2 (sigma(0) = 0, sigma'(0) = sigma''(0) = 1)
+    # gives T_2(y) = 1 - y; the Hessian is checked by central differences of the gradient
+    X, y, _ = single_index(300, 6, "he3", rng=3)
+    act = (lambda u: u + u**2 / 2, lambda u: 1 + u)
+    h = 1e-6
+    H = np.column_stack([
+        (E.single_neuron_gradient(X, y, h * e, activation=act)
+         - E.single_neuron_gradient(X, y, -h * e, activation=act)) / (2 * h)
+        for e in np.eye(6)])
+    D = (X * (1 - y)[:, None]).T @ X / 300
+    np.testing.assert_allclose(H, D, atol=1e-7)
+
+
+@pytest.mark.parametrize("link,T", [("he3", None), ("relu", lambda t: t - 0.3)])
+def test_reduction_has_the_law_of_the_full_simulation(link, T):
+    # prop-ch3-reduction: same law of rho^2 (two-sample Kolmogorov-Smirnov test)
+    from scipy.stats import ks_2samp
+
+    full = E.simulate_first_moment_overlaps(link, [20], [2.0], {"t": T}, seeds=300, rng=1)["t"]
+    red = E.reduced_first_moment_overlaps(link, [20], [2.0], {"t": T}, replicates=3000, rng=2)
+    assert ks_2samp(full.ravel(), red["t"].ravel()).pvalue > 1e-3
+
+
+def test_reduction_draws_are_keyed_and_validated():
+    a = E.reduced_first_moment_overlaps("relu", [10, 20], [1.0], {"y": None}, replicates=5,
+                                        rng=0)["y"]
+    b = E.reduced_first_moment_overlaps("relu", [20], [1.0], {"y": None}, replicates=5,
+                                        rng=0)["y"]
+    np.testing.assert_allclose(a[:, 1], b[:, 0])
+    with pytest.raises(ValueError):
+        E.reduced_first_moment_overlaps("relu", [1], [1.0], {"y": None})
+    with pytest.raises(ValueError):
+        E.reduced_first_moment_overlaps("relu", [5], [-1.0], {"y": None})
+
+
+def test_gradient_step_sweep_shapes_and_square_step_at_noise_level():
+    r = E.gradient_step_sweep("he3", 50, 400, 3, rng=0)
+    assert r.overlap.shape == r.small_init_ratio.shape == (3, 2)
+    assert np.all(r.overlap[:, 1] > 0.5) and np.all(r.small_init_ratio[:, 0] > 0)

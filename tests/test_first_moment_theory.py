@@ -69,3 +69,23 @@ def test_theory_against_a_large_simulation(seed):
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+@pytest.mark.parametrize("link,noise", [("he3", 0.0), ("relu", 0.0), ("cubic", 0.0),
+                                        ("sign", 0.5)])
+def test_closed_form_optimal_preprocessing_matches_quadrature(link, noise):
+    from lecnotes.conditional_hermite import conditional_hermite
+    from lecnotes.first_moment_theory import optimal_preprocessing
+
+    _, y, _ = single_index(2000, 2, link, noise=noise, rng=4)
+    y = np.concatenate([y, [0.0, 1.999, 2.001, -2.5]]) if link == "he3" else y
+    np.testing.assert_allclose(optimal_preprocessing(link, noise)(y),
+                               conditional_hermite(link, 1, noise=noise)(y), atol=1e-9)
+
+
+def test_closed_form_optimal_preprocessing_rejects_unknown():
+    from lecnotes.first_moment_theory import optimal_preprocessing
+
+    for args in [("tanh",), ("sign",), ("relu", 0.5)]:
+        with pytest.raises(ValueError):
+            optimal_preprocessing(*args)

@@ -17,16 +17,20 @@ from . import _validate as V
 from .activations import get_activation, loss_derivative
 from .overlaps import overlap
 from .preprocessing import checked_values
-from .targets import single_index
+from .targets import get_link, single_index
 
 __all__ = [
     "preprocess",
     "first_moment",
     "simulate_first_moment_overlaps",
+    "reduced_first_moment_overlaps",
+    "ReducedParts",
     "loss_preprocessing",
     "single_neuron_gradient",
     "StepComparison",
     "step_versus_estimator",
+    "StepSweep",
+    "gradient_step_sweep",
 ]
 
 
@@ -139,6 +143,91 @@ def simulate_first_moment_overlaps(
                 for name, T in preprocessings.items():
                     out[name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
     return out
+
+
+def reduced_first_moment_overlaps(
+    link, dims, deltas, preprocessings, replicates: int = 200, noise: float = 0.0, rng=None,
+    chunk: int = 2_000_000, parts: bool = False,
+) -> dict:
+    r"""Squared overlaps of first-moment estimators through the exact reduction (chapter 3).
+
+    {prf:ref}`prop-ch3-reduction`: :math:`\rho^2(v_T)` has the law of
+    :math:`A/(A + S\,C)` with :math:`A = (\sum_i T(y_i)G_i)^2`, :math:`S = \sum_i T(y_i)^2`
+    and :math:`C\sim\chi^2_{d-1}` independent of the :math:`n` pairs :math:`(G_i, y_i)`. One
+    replicate costs :math:`O(n)` instead of the :math:`O(nd)` of
+    :func:`simulate_first_moment_overlaps`, whose law it reproduces exactly (not
+    approximately), so thousands of replicates are cheap.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link.
+    dims : sequence of int
+        Dimensions (at least 2).
+    deltas : sequence of float, positive
+        Sample ratios; ``n = round(delta d)``.
+    preprocessings : dict of name -> callable or None
+        ``None`` means the raw labels; all are applied to the same labels.
+    replicates : int
+        Independent replicates per (d, delta).
+    noise : float
+        Label-noise standard deviation.
+    rng : Generator, int or None
+        Random source (SPEC 7); the cell (d, n) draws from ``stream(rng, d, n)``, so adding
+        a size leaves the other draws unchanged.
+    chunk : int
+        Largest number of labels drawn at once (memory bound).
+    parts : bool
+        Also return the two parts of the overlap.
+
+    Returns
+    -------
+    dict
+        name -> ndarray ``(replicates, len(dims), len(deltas))`` of :math:`\rho^2` (replicates
+        on axis 0); with ``parts=True`` name -> :class:`ReducedParts` instead.
+    """
+    phi = get_link(link)
+    dims = [V.positive_int(d, "d", minimum=2) for d in dims]
+    deltas = V.finite_array(deltas, "deltas", ndim=1)
+    if np.any(deltas <= 0):
+        raise ValueError("deltas must be positive")
+    replicates = V.positive_int(replicates, "replicates")
+    noise = V.nonneg_float(noise, "noise")
+    if not isinstance(preprocessings, dict) or not preprocessings:
+        raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
+    shape = (replicates, len(dims), len(deltas))
+    sig = {name: np.empty(shape) for name in preprocessings}
+    noi = {name: np.empty(shape) for name in preprocessings}
+    for i, d in enumerate(dims):
+        for j, delta in enumerate(deltas):
+            n = max(1, int(round(delta * d)))
+            gen = V.stream(rng, d, n)
+            step = max(1, chunk // n)
+            for r0 in range(0, replicates, step):
+                r1 = min(replicates, r0 + step)
+                G = gen.standard_normal((r1 - r0, n))
+                y = np.asarray(phi(G.ravel()), dtype=float)
+                if noise > 0:
+                    y = y + noise * gen.standard_normal(y.shape)
+                C = gen.chisquare(d - 1, size=r1 - r0)
+                for name, T in preprocessings.items():
+                    t = preprocess(y, T).reshape(G.shape)
+                    A = np.einsum("ij,ij->i", t, G) ** 2
+                    S = np.einsum("ij,ij->i", t, t)
+                    sig[name][r0:r1, i, j] = A / n**2
+                    noi[name][r0:r1, i, j] = S * C / n**2
+    if parts:
+        return {name: ReducedParts(sig[name], noi[name]) for name in preprocessings}
+    return {name: sig[name] / (sig[name] + noi[name]) for name in preprocessings}
+
+
+class ReducedParts(NamedTuple):
+    r"""The two parts of the overlap in {eq}`eq-ch3-reduction` (chapter 3)."""
+
+    signal: np.ndarray
+    r""":math:`\langle v_T, w_\star\rangle^2 = A/n^2`."""
+    noise: np.ndarray
+    r""":math:`\|v_T^\perp\|^2 = SC/n^2` (in law)."""
 
 
 def loss_preprocessing(loss="square", f0: float = 0.0):
@@ -255,3 +344,62 @@ def step_versus_estimator(X, y, w_star, inits: dict, losses=("square", "huber"),
             cos = g @ v / np.linalg.norm(g)
             out.append(StepComparison(loss, name, float(1 - cos), overlap(g, w_star)))
     return out
+
+
+class StepSweep(NamedTuple):
+    """One gradient step over independent data sets (:func:`gradient_step_sweep`)."""
+
+    overlap: np.ndarray
+    r"""(seeds, losses): overlap with :math:`w_\star` of the step from :math:`w = 0`."""
+    small_init_ratio: np.ndarray
+    r"""(seeds, losses): :math:`1-\cos(\text{step}, v_T)` from a random :math:`w_0` of norm
+    ``init_norm``, divided by :math:`\|w_0\|^2(1+d/n)/(2\|v_T\|^2)`."""
+
+
+def gradient_step_sweep(link, d: int, n: int, seeds: int, losses=("square", "huber"),
+                        activation="tanh", init_norm: float = 1e-2, rng=None) -> StepSweep:
+    r"""One gradient step of a single neuron on ``seeds`` independent data sets (chapter 3).
+
+    For each data set (stream ``stream(rng, s)``) and loss, the step from :math:`w = 0`
+    ({eq}`eq-ch3-gradient-step`) and the step from a random :math:`w_0` of norm
+    ``init_norm``, compared with :math:`v_T` through :func:`step_versus_estimator`.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link.
+    d, n : int
+        Dimension and number of samples.
+    seeds : int
+        Number of independent data sets.
+    losses : sequence of str
+        Losses of :data:`lecnotes.activations.LOSSES`.
+    activation : str
+        Activation of the neuron.
+    init_norm : float
+        Norm of the random initialisation.
+    rng : Generator, int or None
+        Random source (SPEC 7).
+
+    Returns
+    -------
+    StepSweep
+    """
+    d, n, seeds = (V.positive_int(v, name) for v, name in ((d, "d"), (n, "n"), (seeds, "seeds")))
+    init_norm = V.positive_float(init_norm, "init_norm")
+    ov = np.empty((seeds, len(losses)))
+    ratio = np.empty((seeds, len(losses)))
+    for s in range(seeds):
+        gen = V.stream(rng, s)
+        X, y, w_star = single_index(n, d, link, rng=gen)
+        w0 = gen.standard_normal(d)
+        w0 *= init_norm / np.linalg.norm(w0)
+        rows = step_versus_estimator(X, y, w_star, {"zero": np.zeros(d), "random": w0},
+                                     losses=losses, activation=activation)
+        f0 = float(get_activation(activation).sigma(np.zeros(1))[0])
+        for k, loss in enumerate(losses):
+            v = X.T @ preprocess(y, loss_preprocessing(loss, f0=f0)) / n
+            ov[s, k] = rows[2 * k].overlap
+            ratio[s, k] = rows[2 * k + 1].one_minus_cos / (
+                init_norm**2 * (1 + d / n) / (2 * np.sum(v**2)))
+    return StepSweep(ov, ratio)
