@@ -33,7 +33,8 @@ FOUNDATION = (
 )
 CHAPTER_MODULES = (
     "setting", "mean_field_vs_ntk", "exponents", "first_moment", "first_moment_theory",
-    "spectral", "spectral_theory", "partial_trace", "giant_steps", "giant_steps_theory",
+    "spectral", "spectral_theory", "spectral_optimal_theory", "partial_trace",
+    "partial_trace_theory", "giant_steps", "giant_steps_theory",
     "two_steps", "two_steps_theory",
 )
 BOOK = ("claims", "plotting", "widgets", "grading")
