@@ -32,10 +32,10 @@ FOUNDATION = (
     "networks", "capacity", "kernels",
 )
 CHAPTER_MODULES = (
-    "setting", "mean_field_vs_ntk", "mean_field_vs_ntk_theory", "exponents", "first_moment",
-    "first_moment_theory",
-    "spectral", "spectral_theory", "partial_trace", "giant_steps", "giant_steps_theory",
-    "two_steps", "two_steps_theory", "exponents_theory",
+    "setting", "mean_field_vs_ntk", "mean_field_vs_ntk_theory", "exponents", "exponents_theory",
+    "first_moment", "first_moment_theory", "spectral", "spectral_theory",
+    "spectral_optimal_theory", "partial_trace", "partial_trace_theory", "giant_steps",
+    "giant_steps_theory", "two_steps", "two_steps_theory",
 )
 BOOK = ("claims", "plotting", "widgets", "grading")
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython")  # may be imported inside a function
