@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _tools import load_tool
 
 CHAPTERS = ()  # the book as a whole; make check runs it
 
@@ -159,3 +160,26 @@ def test_notebooks_draw_through_the_seed_root(path):
     bad = [line.strip() for src in _cells(path, "code") for line in src.splitlines()
            if re.search(r"\bnp\.random\.|\bnumpy\.random\.|default_rng\(", line)]
     assert not bad, f"{path.name} draws outside the seed root: {bad}"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_cells_carry_their_display_tags(path):
+    """Claim-only cells remove their code from the page, setup and figure cells hide it behind
+    a toggle (tools/cell_tags.py; run it after editing a lecture)."""
+    cell_tags = load_tool("cell_tags")
+    changes = cell_tags.retag(json.loads(path.read_text()))
+    assert not changes, (f"{path.name}: display tags differ, run tools/cell_tags.py "
+                         f"(cell, tag, expected): {changes}")
+
+
+def test_display_tag_rules():
+    cell_tags = load_tool("cell_tags")
+    assert cell_tags.display_tag('claims.claim("a", "b", measured=1, expected=1, tol=0)') == \
+        "remove-input"
+    assert cell_tags.display_tag("for k in ks:\n    m = k\n    claims.claim_mean('a', 'b', v, m)") \
+        == "remove-input"
+    assert cell_tags.display_tag("x = sweep()\nclaims.claim('a', 'b', x, 1, tol=1)") is None
+    assert cell_tags.display_tag("fig, ax = plt.subplots()\nax.plot(x)") == "hide-input"
+    assert cell_tags.display_tag("from lecnotes import claims\nclaims.start_chapter('00_x')") \
+        == "hide-input"
+    assert cell_tags.display_tag("%timeit f()") is None
