@@ -80,11 +80,9 @@ def test_c2_linear_fits_window_and_d_squared():
     np.testing.assert_allclose(at, [1 - 2.1] * 3, atol=1e-12)
 
 
-def test_krr_point_and_payoff_sweep_small():
+def test_krr_point_and_barrier_sweep_small():
     risk, c2 = M.krr_point(4, 32, 0, rng=0)
     assert risk > 0 and np.isfinite(c2)
-    pay = M.payoff_sweep([4], seeds=1, ratio=4, m=16, steps=20, rng=0)
-    assert pay.shape == (1, 1, 3) and np.all(pay > 0)
     barrier = M.krr_barrier_sweep({4: 16}, seeds=2, rng=0)
     n_list, vals = barrier[4]
     assert list(n_list) == [4, 8, 16] and vals.shape == (2, 3, 2)

@@ -24,7 +24,7 @@ from .kernels import (
     rkhs_norm,
     single_index_risk,
 )
-from .mean_field_vs_ntk_theory import payoff_runs, target
+from .mean_field_vs_ntk_theory import target
 from .networks import (
     empirical_ntk,
     forward,
@@ -54,7 +54,6 @@ __all__ = [
     "c2_linear_fits",
     "barrier_window",
     "risk_at_d_squared",
-    "payoff_sweep",
 ]
 
 
@@ -453,32 +452,3 @@ def risk_at_d_squared(barrier: dict) -> np.ndarray:
     """
     return np.array([v[..., 0].mean(0)[n_list == d**2][0] for d, (n_list, v) in barrier.items()
                      if d**2 in n_list])
-
-
-def payoff_sweep(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 300,
-                 lam: float = 1e-8, rng=None) -> np.ndarray:
-    r"""Test risk of KRR, an NTK-scaled and a mean-field network at ``n = ratio * d``.
-
-    What feature learning buys ({prf:ref}`thm-ch1-gmmm`): KRR with the ReLU NTK (ridge
-    ``lam``) against two networks of width ``m`` trained for ``steps`` gradient steps in the
-    two scalings of {prf:ref}`def-ch1-scalings`, on the running :func:`target`.
-
-    Parameters
-    ----------
-    dims : sequence of int
-        Dimensions.
-    seeds : int
-        Number of seeds.
-    ratio, m, steps : int
-        n/d, width of the networks, training steps.
-    lam : float
-        Ridge of KRR.
-    rng : Generator, int or None
-        Random source (SPEC 7): the point (seed, d) draws everything from ``stream(rng, s)``.
-
-    Returns
-    -------
-    ndarray (seeds, len(dims), 3)
-        Test risks of KRR, the NTK-scaled network and the mean-field network.
-    """
-    return payoff_runs(dims, seeds, ratio=ratio, m=m, steps=steps, lam=lam, rng=rng).risk
