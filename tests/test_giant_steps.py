@@ -12,10 +12,11 @@ from scipy.optimize import brentq
 from lecnotes import _validate as V
 from lecnotes import activations as ACT
 from lecnotes import giant_steps as GS
+from lecnotes import giant_steps_ridge_theory as GR
 from lecnotes import giant_steps_theory as GT
 from lecnotes import linalg, overlaps, rmt, stats
 from lecnotes import networks as N
-from lecnotes.targets import random_orthonormal, single_index
+from lecnotes.targets import random_orthonormal, single_index, staircase
 
 CHAPTERS = (6,)  # the chapters whose code these tests cover: make chapter CH=N
 
@@ -321,15 +322,15 @@ def test_ridge_path_matches_single_ridges(n, p):
     X, y = rng.standard_normal((n, 5)), rng.standard_normal(n)
     W = rng.standard_normal((p, 5))
     lams = [1e-3, 0.1, 2.0]
-    A = GS.ridge_second_layer_path(W, X, y, lams, scaling=0.3)
+    A = GR.ridge_second_layer_path(W, X, y, lams, scaling=0.3)
     for a, lam in zip(A, lams, strict=True):
         np.testing.assert_allclose(a, N.ridge_second_layer(W, X, y, lam, scaling=0.3),
                                    rtol=1e-7, atol=1e-10)
     for bad in ([], [0.0], [-1.0, 1.0]):
         with pytest.raises(ValueError):
-            GS.ridge_second_layer_path(W, X, y, bad)
+            GR.ridge_second_layer_path(W, X, y, bad)
     with pytest.raises(ValueError):
-        GS.ridge_second_layer_path(W[:, :4], X, y, lams)
+        GR.ridge_second_layer_path(W[:, :4], X, y, lams)
 
 
 # --- the chapter's sweeps, against written-out references ----------------------------------------
@@ -444,10 +445,10 @@ def test_fresh_steps_against_a_written_out_loop():
 
 def test_steps_to_level_closed_form():
     curves = np.array([[0.05, 0.1, 0.4, 0.5], [0.3, 0.4, 0.5, 0.6], [0.01, 0.02, 0.03, 0.04]])
-    tau = GS.steps_to_level(curves, 0.2)
+    tau = GT.steps_to_level(curves, 0.2)
     assert tau[0] == pytest.approx(3 - math.log(2) / math.log(4))  # between steps 2 and 3
     assert np.isnan(tau[1]) and np.isnan(tau[2])  # starts above the level; never reaches it
-    assert GS.steps_to_level(curves[None], 0.2).shape == (1, 3)
+    assert GT.steps_to_level(curves[None], 0.2).shape == (1, 3)
 
 
 def test_ridge_test_error_against_explicit_ridges():
@@ -467,21 +468,23 @@ def test_ridge_test_error_against_explicit_ridges():
             errs.append([np.mean((np.maximum(Z @ W.T, 0) / np.sqrt(p) @ a + off(Z) - t) ** 2)
                          for Z, t in ((Xv, yv), (Xt, yt))])
         errs = np.array(errs)
-        assert GS.ridge_test_error(W, *sets, p, offset) == pytest.approx(
+        assert GR.ridge_test_error(W, *sets, p, offset) == pytest.approx(
             errs[np.argmin(errs[:, 0]), 1], rel=1e-8)
 
 
 def test_generalisation_sweep_random_features_column():
     d, p, n_list = 8, 16, [16, 32]
-    gen = GS.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
+    runs = GS.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
+    gen = runs.simulated
     assert gen.shape == (1, 2, 3) and np.all(gen > 0)
+    assert runs.predicted.shape == (1, 2, 2) and np.all(runs.predicted > 0)
     rng = V.stream(5, 0)
     S = random_orthonormal(2, d, rng)
     test = GT.draw_two_direction(200, S, rng)
     W0, _ = _net(p, d, rng)
     for j, n in enumerate(n_list):
         _, batch, val = (GT.draw_two_direction(n, S, rng) for _ in range(3))
-        assert gen[0, j, 0] == pytest.approx(GS.ridge_test_error(W0, batch, val, test, p))
+        assert gen[0, j, 0] == pytest.approx(GR.ridge_test_error(W0, batch, val, test, p))
 
 
 def test_reference_sweep_small():
@@ -574,3 +577,93 @@ def test_claim_statements_name_the_equation_numbers():
     labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
     assert labels.index("eq-ch6-neuron-overlap") + 1 == 4
     assert labels.index("eq-ch6-leap2") + 1 == 5
+
+
+# --- the deterministic equivalent (giant_steps_ridge_theory) ----------------------------------
+def test_relu_feature_covariance_against_monte_carlo():
+    rng = np.random.default_rng(3)
+    W = rng.standard_normal((5, 7)) * np.array([0.5, 1.0, 1.5, 2.0, 0.8])[:, None]
+    X = rng.standard_normal((400_000, 7))
+    F = np.maximum(X @ W.T, 0) * 0.7
+    omega = GR.relu_feature_covariance(W, 0.7)
+    assert omega == pytest.approx(F.T @ F / len(X), rel=0.02, abs=0.01)
+
+
+def test_feature_label_moments_against_monte_carlo():
+    rng = np.random.default_rng(4)
+    d = 6
+    S = random_orthonormal(2, d, rng)
+    W = rng.standard_normal((4, d)) + 2 * S[0]             # rows with a sizeable spike part
+    X = rng.standard_normal((400_000, d))
+    y = GT.two_direction_target(X @ S.T)
+    mom = GR.feature_label_moments(W, S, GT.two_direction_target, 0.5)
+    F = 0.5 * np.maximum(X @ W.T, 0)
+    se = np.std(F * y[:, None], axis=0) / np.sqrt(len(X))
+    assert np.all(np.abs(mom.b - F.T @ y / len(X)) < 5 * se)
+    assert mom.y2 == pytest.approx(np.mean(y**2), rel=0.02)
+    assert mom.y2 == pytest.approx(0.25 * 2 * (1 + 0.5 + 1 / 24))     # E y^2 in closed form
+
+
+def test_ridge_equivalent_against_gaussian_simulation():
+    """For Gaussian features and a linear target plus noise, the equivalent is the mean risk."""
+    rng = np.random.default_rng(5)
+    p, n, lam, sigma = 60, 90, 0.05, 0.5
+    evals = 1.0 / np.arange(1, p + 1)
+    theta = rng.standard_normal(p) / np.sqrt(p) * 3
+    moments = GR.FeatureMoments(np.diag(evals), evals * theta,
+                                float(theta @ (evals * theta) + sigma**2))
+    risks = []
+    for _ in range(300):
+        F = rng.standard_normal((n, p)) * np.sqrt(evals)
+        y = F @ theta + sigma * rng.standard_normal(n)
+        a = np.linalg.solve(F.T @ F + n * lam * np.eye(p), F.T @ y)
+        risks.append((a - theta) @ (evals * (a - theta)) + sigma**2)
+    predicted = GR.ridge_equivalent_error(moments, n, lam)
+    assert np.mean(risks) == pytest.approx(predicted, rel=0.03)
+    curve = GR.equivalent_learning_curve(moments, [n], [lam])
+    assert curve[0] == pytest.approx(predicted)
+
+
+def test_ridge_equivalent_limits():
+    """Large n: the population error of the best linear predictor; large ridge: E[y^2]."""
+    evals = np.array([2.0, 1.0, 0.5])
+    b = np.array([1.0, 0.3, -0.2])
+    mom = GR.FeatureMoments(np.diag(evals), b, 2.0)
+    best = 2.0 - np.sum(b**2 / evals)
+    assert GR.ridge_equivalent_error(mom, 10**9, 1e-9) == pytest.approx(best, rel=1e-6)
+    assert GR.ridge_equivalent_error(mom, 10, 1e9) == pytest.approx(2.0, rel=1e-6)
+    with pytest.raises(ValueError):
+        GR.feature_label_moments(np.ones((2, 3)), np.ones((3, 3)), GT.two_direction_target)
+
+
+def test_staircase_runs_against_networks_giant_step():
+    """One step of staircase_runs is networks.giant_step (correlation loss), then unit rows."""
+    d, p = 12, 8
+    out = GS.staircase_runs([d], 1, steps=1, rng=3, p=p, runs=(("relu", 4), ("cubic", 2)))
+    assert out.shape == (1, 1, 2, 1, 3)
+    gen = V.stream(3, d, 0)
+    S = random_orthonormal(3, d, gen)
+    W0, a0 = _net(p, d, gen)
+    W0 = W0 / np.linalg.norm(W0, axis=1, keepdims=True)
+    X = gen.standard_normal((4 * d, d), dtype=np.float32).astype(float)
+    y = staircase(3)(X @ S.T)
+    for r, (act, delta) in enumerate((("relu", 4), (GT.CUBIC, 2))):
+        W1 = N.giant_step(W0, a0, X[: delta * d], y[: delta * d], 2.0 * p, act,
+                          scaling=p**-0.5, loss="correlation")
+        W1 /= np.linalg.norm(W1, axis=1, keepdims=True)
+        assert out[0, 0, r, 0] == pytest.approx(np.mean((W1 @ S.T) ** 2, axis=0), rel=1e-4)
+
+
+def test_f0_zero_step_is_the_symmetric_start():
+    """With f_0 = 0 (antisymmetric pairs) the square-loss step is the correlation-loss step,
+    which one_step_sweep uses as the f_0 = 0 comparison."""
+    rng = np.random.default_rng(2)
+    W0, a0 = N.init_params(8, 5, rng=rng, symmetric=True, a_scale=8**-0.5)
+    X = rng.standard_normal((30, 5))
+    y = np.tanh(X[:, 0])
+    sq = N.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5)
+    corr = N.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5, loss="correlation")
+    np.testing.assert_allclose(sq, corr, rtol=1e-12, atol=1e-12)
+    rec = GS.one_step_sweep(GT.tanh2, [16], 2, 4, 1.0, rng=1)
+    assert np.all(rec.f0_effect > 0)
+    assert np.all((rec.neuron_overlap_f0 > 0) & (rec.neuron_overlap_f0 < 1))

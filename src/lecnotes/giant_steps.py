@@ -10,6 +10,7 @@ with ``symmetric=False, a_scale=p**-0.5``), trained on the first layer by giant 
 sweeps over seeds and sizes of the chapter, each returning arrays with seeds on axis 0:
 :func:`one_step_spectra`, :func:`one_step_sweep`, :func:`leap2_sweep`,
 :func:`two_direction_sweep`, :func:`fresh_steps` / :func:`fresh_steps_sweep`,
+:func:`staircase_runs`,
 :func:`generalisation_sweep`, :func:`reference_sweep`. The closed forms, targets and
 activations of the chapter are in :mod:`lecnotes.giant_steps_theory`.
 """
@@ -23,7 +24,14 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validate as V
+from .activations import get_activation
+from .giant_steps_ridge_theory import (
+    equivalent_learning_curve,
+    feature_label_moments,
+    ridge_test_error,
+)
 from .giant_steps_theory import (
+    CUBIC,
     draw_two_direction,
     giant_step_size,
     remove_linear_part,
@@ -31,19 +39,16 @@ from .giant_steps_theory import (
 )
 from .linalg import top_singular
 from .networks import (
-    features,
     forward,
     giant_step,
     init_params,
     multi_step,
-    output_scale,
     ridge_second_layer,
 )
 from .overlaps import neuron_overlaps, overlap_gram
-from .targets import random_orthonormal, single_index
+from .targets import random_orthonormal, single_index, staircase
 
 __all__ = [
-    "ridge_second_layer_path",
     "TwoPhaseResult",
     "two_phase",
     "OneStepSpectra",
@@ -55,49 +60,13 @@ __all__ = [
     "two_direction_sweep",
     "fresh_steps",
     "fresh_steps_sweep",
-    "steps_to_level",
-    "ridge_test_error",
+    "STAIRCASE_RUNS",
+    "staircase_runs",
+    "GeneralisationRuns",
     "generalisation_sweep",
     "ReferenceRuns",
     "reference_sweep",
 ]
-
-
-def ridge_second_layer_path(W, X, y, lams, activation="relu", *, scaling=1.0) -> np.ndarray:
-    r"""Ridge second layers for several ridges at once (phase 2 of {prf:ref}`def-ch6-two-phase`).
-
-    The same estimator as :func:`lecnotes.networks.ridge_second_layer` for every
-    :math:`\lambda` in ``lams`` (all > 0), from one eigendecomposition of :math:`F^\top F`
-    (:math:`n\ge p`) or :math:`FF^\top` (:math:`n<p`): choosing the ridge on a validation
-    set costs one fit.
-
-    Parameters
-    ----------
-    W, X, y, activation, scaling
-        As in :func:`lecnotes.networks.ridge_second_layer`.
-    lams : sequence of float
-        Ridges, all > 0.
-
-    Returns
-    -------
-    ndarray (len(lams), p)
-    """
-    X, y = V.data_pair(X, y)
-    W = V.finite_array(W, "W", ndim=2)
-    if W.shape[0] < 1 or X.shape[1] != W.shape[1]:
-        raise ValueError(f"W must have shape (p >= 1, {X.shape[1]}), got {W.shape}")
-    lams = V.finite_array(lams, "lams", ndim=1)
-    if lams.size < 1 or np.any(lams <= 0):
-        raise ValueError("lams must be a non-empty sequence of positive ridges")
-    F = output_scale(W.shape[0], scaling) * features(W, X, activation)
-    n, p = F.shape
-    if n >= p:
-        evals, U = np.linalg.eigh(F.T @ F)
-        proj = U.T @ (F.T @ y)
-        return (U @ (proj[:, None] / (evals[:, None] + n * lams[None, :]))).T
-    evals, U = np.linalg.eigh(F @ F.T)
-    proj = U.T @ y
-    return (F.T @ (U @ (proj[:, None] / (evals[:, None] + n * lams[None, :])))).T
 
 
 @dataclass(frozen=True)
@@ -247,7 +216,10 @@ class OneStepSweep(NamedTuple):
     ``neuron_overlap`` the mean over neurons of :math:`|\\cos(w_i^1, w_\\star)|`,
     ``spike_overlap`` :math:`|\\langle v_1, w_\\star\\rangle|` (:math:`v_1` the top right singular
     vector of :math:`W_1`), ``s1`` the top singular value of :math:`W_1`, ``update_s1`` and
-    ``update_s2`` the two largest singular values of :math:`W_1 - W_0`.
+    ``update_s2`` the two largest singular values of :math:`W_1 - W_0`; ``f0_effect``
+    :math:`\\|W_1-W_1^{(0)}\\|_F/\\|W_1^{(0)}-W_0\\|_F` and ``neuron_overlap_f0`` the neuron
+    overlap of :math:`W_1^{(0)}`, the step from the same rows with :math:`f_0` set to zero
+    (the symmetric initialisation of {prf:ref}`thm-ch6-staircase`: the correlation-loss step).
     """
 
     neuron_overlap: np.ndarray
@@ -255,6 +227,8 @@ class OneStepSweep(NamedTuple):
     s1: np.ndarray
     update_s1: np.ndarray
     update_s2: np.ndarray
+    f0_effect: np.ndarray
+    neuron_overlap_f0: np.ndarray
 
 
 def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: int = 2,
@@ -280,19 +254,21 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
     dims = np.asarray(dims)
     seeds = V.positive_int(seeds, "seeds")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
-    rec = np.zeros((seeds, len(dims), 5))
+    rec = np.zeros((seeds, len(dims), 7))
     for seed in range(seeds):
         for j, d_j in enumerate(dims):
             gen = V.stream(rng, d_j, seed)
             p_j, n_j = p_over_d * d_j, delta * d_j
             X, y, w_star = single_index(n_j, d_j, link, rng=gen)
             W0, a0 = _init(p_j, d_j, gen)
-            W1 = giant_step(W0, a0, X, y, giant_step_size(p_j, n_j, d_j, eta0),
-                            scaling=p_j**-0.5)
+            eta = giant_step_size(p_j, n_j, d_j, eta0)
+            W1 = giant_step(W0, a0, X, y, eta, scaling=p_j**-0.5)
+            W1_f0 = giant_step(W0, a0, X, y, eta, scaling=p_j**-0.5, loss="correlation")
             s, Vt = top_singular(W1, 1)
             s_up = top_singular(W1 - W0, 2)[0]
             rec[seed, j] = [np.abs(neuron_overlaps(W1, w_star)).mean(), abs(Vt[0] @ w_star),
-                            s[0], *s_up]
+                            s[0], *s_up, np.linalg.norm(W1 - W1_f0) / np.linalg.norm(W1_f0 - W0),
+                            np.abs(neuron_overlaps(W1_f0, w_star)).mean()]
     return OneStepSweep(*np.moveaxis(rec, -1, 0))
 
 
@@ -450,66 +426,81 @@ def fresh_steps_sweep(target: Callable, k: int, dims, steps: int, seeds: int,
                      for s in range(seeds)])
 
 
-def steps_to_level(curves, level: float = 0.2) -> np.ndarray:
-    r"""First step at which each curve reaches ``level``, interpolated linearly in log.
+STAIRCASE_RUNS = (("cubic", 32), ("relu", 32), ("cubic", 8))
+"""The (activation, sample ratio) of the networks of :func:`staircase_runs`."""
 
-    For a curve :math:`c_1, c_2, \dots` (step :math:`t = 1, 2, \dots`) first reaching the level
-    at index :math:`k`, the crossing :math:`k + 1 - \log(c_k/\ell)/\log(c_k/c_{k-1})`; NaN if
-    the curve starts above the level or never reaches it.
+
+def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
+                   eta_bar: float = 2.0, runs=STAIRCASE_RUNS) -> np.ndarray:
+    r"""Fresh giant steps on :math:`z_1+z_1z_2+z_1z_2z_3` with the output under control.
+
+    The protocol of the staircase section ({prf:ref}`thm-ch6-staircase`): per step a fresh
+    batch, one step of the correlation loss (:func:`lecnotes.networks.giant_step` with
+    ``loss="correlation"``: :math:`w_i \leftarrow w_i+\frac{\bar\eta b_i}{n}\sum_\nu y_\nu
+    \sigma'(\langle w_i,x_\nu\rangle)x_\nu`, which does not involve the output), then every
+    row renormalised to the unit sphere. The networks of ``runs`` (activation ``"cubic"``
+    = :data:`lecnotes.giant_steps_theory.CUBIC` or ``"relu"``, sample ratio
+    :math:`\delta`) start from the same rows and see the first :math:`\delta d` samples of one
+    shared batch per step. Seed ``s`` at dimension ``d`` uses the stream
+    ``V.stream(rng, d, s)``: the directions, the network, then the batches. The products
+    are in single precision (the overlaps are statistical quantities).
 
     Parameters
     ----------
-    curves : array_like (..., steps)
-    level : float
+    dims : sequence of int
+    seeds, steps, p : int
+    rng : Generator, int or None
+    eta_bar : float
+    runs : sequence of (str, int)
 
     Returns
     -------
-    ndarray (...)
+    ndarray (seeds, len(dims), len(runs), steps, 3)
+        Mean squared overlap :math:`\cos^2(w_i^t, w^\star_k)` over neurons, per step and
+        direction.
     """
-    curves = np.asarray(curves, dtype=float)
-    flat = curves.reshape(-1, curves.shape[-1])
-    out = np.full(flat.shape[0], np.nan)
-    for i, c in enumerate(flat):
-        if c[0] >= level or not np.any(c >= level):
-            continue
-        k = int(np.argmax(c >= level))
-        out[i] = k + 1 - np.log(c[k] / level) / np.log(c[k] / c[k - 1])
-    return out.reshape(curves.shape[:-1])
+    seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
+    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
+    target = staircase(3)
+    acts = [get_activation(CUBIC if a == "cubic" else a).dsigma for a, _ in runs]
+    deltas = [V.positive_int(delta, "delta") for _, delta in runs]
+    out = np.zeros((seeds, len(dims), len(runs), steps, 3))
+    for s in range(seeds):
+        for j, d in enumerate(dims):
+            gen = V.stream(rng, d, s)
+            W_star = random_orthonormal(3, d, gen).astype(np.float32)
+            W0, a0 = _init(p, d, gen)
+            b = np.sign(a0).astype(np.float32)[:, None]
+            Ws = [(W0 / np.linalg.norm(W0, axis=1, keepdims=True)).astype(np.float32)
+                  for _ in runs]
+            for t in range(steps):
+                X = gen.standard_normal((max(deltas) * d, d), dtype=np.float32)
+                y = target(X @ W_star.T).astype(np.float32)
+                for r, (dsigma, delta) in enumerate(zip(acts, deltas, strict=True)):
+                    Xr, yr = X[: delta * d], y[: delta * d]
+                    G = np.asarray(dsigma(Xr @ Ws[r].T), dtype=np.float32) * yr[:, None]
+                    W = Ws[r] + (eta_bar / len(yr)) * b * (G.T @ Xr)
+                    Ws[r] = W / np.linalg.norm(W, axis=1, keepdims=True)
+                    out[s, j, r, t] = np.mean((Ws[r] @ W_star.T) ** 2, axis=0)
+    return out
 
 
 # --- generalisation and the reference setting -------------------------------------------------
-def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None) -> float:
-    r"""Test error of a ridge second layer on the features of ``W`` ({prf:ref}`def-ch6-two-phase`).
+class GeneralisationRuns(NamedTuple):
+    r"""Outcome of :func:`generalisation_sweep`, seeds on axis 0.
 
-    The ridge is fitted on ``batch`` for :math:`\lambda\in\{10^{-5},\dots,10^{-1}\}`
-    (:func:`ridge_second_layer_path`) and chosen on ``val``; ``offset(x)`` (default 0) is
-    added to the network output (the linear part removed from the labels).
-
-    Parameters
-    ----------
-    W : ndarray (p, d)
-    batch, val, test : (X, y) pairs
-    p : int
-        Width (the output scale is :math:`p^{-1/2}`).
-    offset : callable, optional
-
-    Returns
-    -------
-    float
+    ``simulated`` (seeds, n, 3): test errors of ridge on the features of :math:`W_0`,
+    :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part;
+    ``predicted`` (seeds, n, 2): the deterministic equivalent of the first two
+    ({prf:ref}`thm-ch6-ridge-equivalent`), conditional on the same :math:`W_0`, :math:`W_1`.
     """
-    if offset is None:
-        def offset(Z):
-            return 0.0
-    lams = 10.0 ** np.arange(-5, 0)
-    A = ridge_second_layer_path(W, batch[0], batch[1] - offset(batch[0]), lams,
-                                scaling=p**-0.5)
-    err = [np.mean((features(W, Z) @ A.T / np.sqrt(p) + (offset(Z) - t)[:, None]) ** 2, axis=0)
-           for Z, t in (val, test)]
-    return err[1][np.argmin(err[0])]
+
+    simulated: np.ndarray
+    predicted: np.ndarray
 
 
 def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
-                         n_test: int = 10_000) -> np.ndarray:
+                         n_test: int = 10_000) -> GeneralisationRuns:
     r"""Test errors of random features, one step, and one step on the leap-2 labels.
 
     For :func:`two_direction_target` in dimension ``d``, width ``p``: per seed (stream
@@ -517,7 +508,10 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
     :math:`n` three fresh batches (step, ridge, validation), one step with the learning rate
     of the reference code, and :func:`ridge_test_error` on the features of :math:`W_0`,
     :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part (added
-    back as an offset). Phase 2 of {prf:ref}`def-ch6-two-phase`.
+    back as an offset). Phase 2 of {prf:ref}`def-ch6-two-phase`. Beside each of the first two,
+    the deterministic equivalent of the same ridge on the same features
+    (:func:`lecnotes.giant_steps_ridge_theory.equivalent_learning_curve`), which draws no
+    random numbers.
 
     Parameters
     ----------
@@ -527,16 +521,19 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
 
     Returns
     -------
-    ndarray (seeds, len(n_list), 3)
+    GeneralisationRuns
     """
     seeds = V.positive_int(seeds, "seeds")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     gen_err = np.zeros((seeds, len(n_list), 3))
+    pred = np.zeros((seeds, len(n_list), 2))
     for seed in range(seeds):
         gen = V.stream(rng, seed)
         W_star = random_orthonormal(2, d, gen)
         test = draw_two_direction(n_test, W_star, gen)
         W0, a0 = _init(p, d, gen)
+        pred[seed, :, 0] = equivalent_learning_curve(
+            feature_label_moments(W0, W_star, two_direction_target, p**-0.5), n_list)
         for j, n_j in enumerate(n_list):
             step, batch, val = (draw_two_direction(n_j, W_star, gen) for _ in range(3))
             eta = giant_step_size(p, n_j, d, 10 * np.sqrt(d / p))
@@ -548,7 +545,9 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
                                 ridge_test_error(W1, batch, val, test, p),
                                 ridge_test_error(W1_l2, batch, val, test, p,
                                                  lambda Z, A=A, B=B: A + Z @ B)]
-    return gen_err
+            pred[seed, j, 1] = equivalent_learning_curve(
+                feature_label_moments(W1, W_star, two_direction_target, p**-0.5), [n_j])[0]
+    return GeneralisationRuns(gen_err, pred)
 
 
 class ReferenceRuns(NamedTuple):

@@ -9,7 +9,8 @@ of a neuron with :math:`w_\star` after one step (:func:`one_step_neuron_overlap`
 :func:`lecnotes.rmt.spiked_rectangular`); the targets and activations of the chapter
 (:func:`tanh2`, :func:`h2`, :func:`two_direction_target`, :func:`symmetric_target`,
 :func:`asymmetric_target`, :data:`BIASED_RELU`, :data:`CUBIC`) and the error floors of the
-reference target (:func:`two_direction_floors`).
+reference target (:func:`two_direction_floors`); the clock of leap 2 with many steps
+(:func:`steps_to_level`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "one_step_bulk_variance",
     "OneStepSpike",
     "one_step_spike",
+    "steps_to_level",
 ]
 
 
@@ -514,3 +516,30 @@ def one_step_spike(link, eta_bar: float, delta: float, p: int, d: int, activatio
     s1, rho_right2, _ = spiked_rectangular(theta, p, d, v)
     rho_u = abs(c1) / unorm
     return OneStepSpike(theta, s1, rho_u, math.sqrt(rho_right2) * rho_u, v)
+
+
+def steps_to_level(curves, level: float = 0.2) -> np.ndarray:
+    r"""First step at which each curve reaches ``level``, interpolated linearly in log.
+
+    For a curve :math:`c_1, c_2, \dots` (step :math:`t = 1, 2, \dots`) first reaching the level
+    at index :math:`k`, the crossing :math:`k + 1 - \log(c_k/\ell)/\log(c_k/c_{k-1})`; NaN if
+    the curve starts above the level or never reaches it.
+
+    Parameters
+    ----------
+    curves : array_like (..., steps)
+    level : float
+
+    Returns
+    -------
+    ndarray (...)
+    """
+    curves = np.asarray(curves, dtype=float)
+    flat = curves.reshape(-1, curves.shape[-1])
+    out = np.full(flat.shape[0], np.nan)
+    for i, c in enumerate(flat):
+        if c[0] >= level or not np.any(c >= level):
+            continue
+        k = int(np.argmax(c >= level))
+        out[i] = k + 1 - np.log(c[k] / level) / np.log(c[k] / c[k - 1])
+    return out.reshape(curves.shape[:-1])
