@@ -283,3 +283,71 @@ def test_the_ledger_build_flags_a_claim_that_states_no_power():
     assert ledger.power_unstated({})
     assert not ledger.power_unstated({"alternative": 0.0})
     assert not ledger.power_unstated({"no_alternative": "an exact identity"})
+
+
+# --- sources: the page of reproduced results (issue 26) ----------------------------------------
+def _load_ext(name):
+    import importlib.util
+    import sys
+
+    ext = Path(__file__).resolve().parents[1] / "book" / "_ext"
+    sys.path.insert(0, str(ext))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ext / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ext))
+    return mod
+
+
+def test_a_claim_records_its_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
+    claims.start_chapter("99_test")
+    rec = claims.claim("s", "a theorem", 1.0, 1.0, tol=0.1, no_alternative="x",
+                       source="dandi2024how", result="Theorem 1", display=False)
+    assert (rec.source, rec.result, rec.status) == ("dandi2024how", "Theorem 1", "reproduced")
+    saved = claims.load_records()["99_test"][0]
+    assert saved["source"] == "dandi2024how" and saved["status"] == "reproduced"
+    m = claims.claim_mean("m", "a mean", [1.0, 1.1, 0.9], 1.0, no_alternative="x",
+                          source="ba2022high", status="finite-size correction", display=False)
+    assert m.source == "ba2022high" and m.status == "finite-size correction"
+    for bad in ({"source": "two words"}, {"result": "Theorem 1"}, {"status": "reproduced"},
+                {"source": "k", "status": "almost"}):
+        with pytest.raises(ValueError):
+            claims.claim("b", "bad", 1.0, 1.0, tol=0.1, no_alternative="x", display=False, **bad)
+
+
+def _sources_in_lectures():
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for nb in sorted((root / "lectures").glob("[0-9][0-9]_*.ipynb")):
+        found += [(nb.stem, k) for k in re.findall(r'source=\\"([^"\\]+)\\"', nb.read_text())]
+    return found
+
+
+def test_every_claim_source_is_in_the_bibliography():
+    rep = _load_ext("reproductions")
+    root = Path(__file__).resolve().parents[1]
+    bib = rep.parse_bib((root / "book" / "references.bib").read_text())
+    found = _sources_in_lectures()
+    assert found, "no lecture names the source of a claim"
+    missing = sorted({(stem, k) for stem, k in found if k not in bib})
+    assert not missing, f"claim sources missing from book/references.bib: {missing}"
+    assert rep.author_year(bib["dandi2024how"]).endswith("et al. (2024)")
+
+
+def test_the_page_lists_every_sourced_claim():
+    rep = _load_ext("reproductions")
+    records = {"06_x": [{"label": "a", "source": "p1"}, {"label": "b"}],
+               "07_y": [{"label": "c", "source": "p1"}, {"label": "d", "source": "p2"}]}
+    grouped = rep.sourced(records)
+    assert {k: [(s, r["label"]) for s, r in v] for k, v in grouped.items()} == {
+        "p1": [("06_x", "a"), ("07_y", "c")], "p2": [("07_y", "d")]}
+    table = "### 06_x\n\n| Claim | Roots |\n|---|---|\n| `a` | 4/5 | 1 | 2 |\n"
+    assert rep.robustness_counts(table) == {("06_x", "a"): "4/5"}
+    root = Path(__file__).resolve().parents[1]
+    assert "reproductions" in (root / "_toc.yml").read_text()
+    assert "{reproductions}" in (root / "book" / "reproductions.md").read_text()

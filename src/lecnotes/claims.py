@@ -57,6 +57,7 @@ __all__ = [
     "ClaimError",
     "claim",
     "claim_mean",
+    "STATUSES",
     "block_html",
     "anchor",
     "start_chapter",
@@ -91,6 +92,9 @@ class Claim:
     alternative: float | None = None
     no_alternative: str | None = None
     powerless: bool = False
+    source: str | None = None
+    result: str | None = None
+    status: str | None = None
 
     def reference_text(self) -> str:
         if self.relation == "approx":
@@ -278,6 +282,9 @@ def claim(
     relation: str = "approx",
     alternative: float | None = None,
     no_alternative: str | None = None,
+    source: str | None = None,
+    result: str | None = None,
+    status: str | None = None,
     display: bool = True,
 ) -> Claim:
     r"""Check a claim of the text, show it, record it, and fail loudly if it does not hold.
@@ -300,6 +307,15 @@ def claim(
         has no power and fails (``powerless`` in the record).
     no_alternative : str, optional
         Why no competing value applies (recorded in the ledger instead of an alternative).
+    source : str, optional
+        The bibliography key (``book/references.bib``) of the paper whose published result
+        the claim checks; the page of reproduced results lists it under that paper.
+    result : str, optional
+        Which result of ``source`` (e.g. ``"Theorem 3: ..."``); only with ``source``.
+    status : {"reproduced", "finite-size correction", "not reproduced"}, optional
+        How the check relates to the published statement (default ``"reproduced"`` when a
+        ``source`` is given): as stated, with a finite-size correction the statement names,
+        or not reproduced (the claim then asserts the disagreement and says why).
     display : bool
         Show the claim in the notebook (HTML in Jupyter, one line of text elsewhere).
 
@@ -347,17 +363,38 @@ def claim(
     alt = None if alternative is None else _number(alternative, "alternative")
     if alt is not None and math.isnan(alt):
         raise ValueError("the alternative must be a number, got NaN")
+    source, result, status = _source(source, result, status)
     powerless = alt is not None and _holds(relation, alt, e, tol)
     passed = _holds(relation, m, e, tol) and not powerless
     chapter = _state["chapter"] or "unassigned"
     record = Claim(chapter, label, statement, m, e, relation, tol, bool(passed), alt,
-                   no_alternative, bool(powerless))
+                   no_alternative, bool(powerless), source, result, status)
     _append(record)
     if display:
         _show(record)
     if not passed and os.environ.get(NO_RAISE, "") not in ("1", "true", "yes"):
         raise ClaimError(record.line())
     return record
+
+
+STATUSES = ("reproduced", "finite-size correction", "not reproduced")
+"""How a sourced claim relates to the published result it checks."""
+
+
+def _source(source, result, status):
+    """Check the provenance fields of a claim that names the paper it checks."""
+    if source is None:
+        if result is not None or status is not None:
+            raise ValueError("result and status describe a source: give source= as well")
+        return None, None, None
+    if not isinstance(source, str) or not source.strip() or any(c.isspace() for c in source):
+        raise ValueError(f"source must be a bibliography key, got {source!r}")
+    if result is not None and (not isinstance(result, str) or not result.strip()):
+        raise ValueError("result must be a non-empty string")
+    status = "reproduced" if status is None else status
+    if status not in STATUSES:
+        raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
+    return source, result, status
 
 
 def _holds(relation: str, value: float, expected, tol) -> bool:
@@ -381,6 +418,9 @@ def claim_mean(
     allowance: float = 0.0,
     alternative: float | None = None,
     no_alternative: str | None = None,
+    source: str | None = None,
+    result: str | None = None,
+    status: str | None = None,
     display: bool = True,
 ) -> Claim:
     """Claim that the mean over seeds of ``values`` is ``expected``, within a Student-t interval.
@@ -404,6 +444,8 @@ def claim_mean(
     alternative, no_alternative
         As for :func:`claim`: the competing prediction the interval must exclude, or why none
         applies.
+    source, result, status
+        As for :func:`claim`: the paper whose result is checked.
     display : bool
         As for :func:`claim`.
 
@@ -420,7 +462,8 @@ def claim_mean(
     m, sem = stats.mean_and_error(values)
     tol = stats.t_factor(values.size, level) * float(sem) + allowance
     return claim(label, statement, float(m), expected, tol=tol, alternative=alternative,
-                 no_alternative=no_alternative, display=display)
+                 no_alternative=no_alternative, source=source, result=result, status=status,
+                 display=display)
 
 
 def anchor(prefix: str, chapter: str, label: str) -> str:
