@@ -667,3 +667,16 @@ def test_f0_zero_step_is_the_symmetric_start():
     rec = GS.one_step_sweep(GT.tanh2, [16], 2, 4, 1.0, rng=1)
     assert np.all(rec.f0_effect > 0)
     assert np.all((rec.neuron_overlap_f0 > 0) & (rec.neuron_overlap_f0 < 1))
+
+
+def test_population_error_of_the_ridge_against_a_large_test_set():
+    rng = np.random.default_rng(8)
+    d, p = 6, 12
+    S = random_orthonormal(2, d, rng)
+    W = rng.standard_normal((p, d)) / np.sqrt(d)
+    batch, val = (GT.draw_two_direction(200, S, rng) for _ in range(2))
+    big = GT.draw_two_direction(400_000, S, rng)
+    mom = GR.feature_label_moments(W, S, GT.two_direction_target, p**-0.5)
+    err, pop = GR.ridge_test_error(W, batch, val, big, p, moments=mom)
+    assert pop == pytest.approx(err, rel=0.02)
+    assert GR.ridge_test_error(W, batch, val, big, p) == err

@@ -10,9 +10,8 @@ with ``symmetric=False, a_scale=p**-0.5``), trained on the first layer by giant 
 sweeps over seeds and sizes of the chapter, each returning arrays with seeds on axis 0:
 :func:`one_step_spectra`, :func:`one_step_sweep`, :func:`leap2_sweep`,
 :func:`two_direction_sweep`, :func:`fresh_steps` / :func:`fresh_steps_sweep`,
-:func:`staircase_runs`,
-:func:`generalisation_sweep`, :func:`reference_sweep`. The closed forms, targets and
-activations of the chapter are in :mod:`lecnotes.giant_steps_theory`.
+:func:`staircase_runs`, :func:`generalisation_sweep`, :func:`reference_sweep`. The closed
+forms, targets and activations of the chapter are in :mod:`lecnotes.giant_steps_theory`.
 """
 
 from __future__ import annotations
@@ -460,8 +459,7 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
         direction.
     """
     seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
-    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
-    target = staircase(3)
+    rng, target = V.generator(rng), staircase(3)  # rng: the root of the streams
     acts = [get_activation(CUBIC if a == "cubic" else a).dsigma for a, _ in runs]
     deltas = [V.positive_int(delta, "delta") for _, delta in runs]
     out = np.zeros((seeds, len(dims), len(runs), steps, 3))
@@ -492,11 +490,14 @@ class GeneralisationRuns(NamedTuple):
     ``simulated`` (seeds, n, 3): test errors of ridge on the features of :math:`W_0`,
     :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part;
     ``predicted`` (seeds, n, 2): the deterministic equivalent of the first two
-    ({prf:ref}`thm-ch6-ridge-equivalent`), conditional on the same :math:`W_0`, :math:`W_1`.
+    ({prf:ref}`thm-ch6-ridge-equivalent`), conditional on the same :math:`W_0`, :math:`W_1`;
+    ``population`` (seeds, n, 2): the exact population error of the same two fitted ridges
+    (no test-set noise).
     """
 
     simulated: np.ndarray
     predicted: np.ndarray
+    population: np.ndarray
 
 
 def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
@@ -526,14 +527,14 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
     seeds = V.positive_int(seeds, "seeds")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     gen_err = np.zeros((seeds, len(n_list), 3))
-    pred = np.zeros((seeds, len(n_list), 2))
+    pred, pop = np.zeros((seeds, len(n_list), 2)), np.zeros((seeds, len(n_list), 2))
     for seed in range(seeds):
         gen = V.stream(rng, seed)
         W_star = random_orthonormal(2, d, gen)
         test = draw_two_direction(n_test, W_star, gen)
         W0, a0 = _init(p, d, gen)
-        pred[seed, :, 0] = equivalent_learning_curve(
-            feature_label_moments(W0, W_star, two_direction_target, p**-0.5), n_list)
+        M0 = feature_label_moments(W0, W_star, two_direction_target, p**-0.5)
+        pred[seed, :, 0] = equivalent_learning_curve(M0, n_list)
         for j, n_j in enumerate(n_list):
             step, batch, val = (draw_two_direction(n_j, W_star, gen) for _ in range(3))
             eta = giant_step_size(p, n_j, d, 10 * np.sqrt(d / p))
@@ -541,13 +542,13 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
             W1_l2 = giant_step(W0, a0, step[0], remove_linear_part(*step)[0], eta,
                                scaling=p**-0.5)
             _, A, B = remove_linear_part(*batch)
-            gen_err[seed, j] = [ridge_test_error(W0, batch, val, test, p),
-                                ridge_test_error(W1, batch, val, test, p),
-                                ridge_test_error(W1_l2, batch, val, test, p,
-                                                 lambda Z, A=A, B=B: A + Z @ B)]
-            pred[seed, j, 1] = equivalent_learning_curve(
-                feature_label_moments(W1, W_star, two_direction_target, p**-0.5), [n_j])[0]
-    return GeneralisationRuns(gen_err, pred)
+            M1 = feature_label_moments(W1, W_star, two_direction_target, p**-0.5)
+            (e0, pop[seed, j, 0]), (e1, pop[seed, j, 1]) = (ridge_test_error(
+                W, batch, val, test, p, moments=M) for W, M in ((W0, M0), (W1, M1)))
+            gen_err[seed, j] = [e0, e1, ridge_test_error(W1_l2, batch, val, test, p,
+                                                         lambda Z, A=A, B=B: A + Z @ B)]
+            pred[seed, j, 1] = equivalent_learning_curve(M1, [n_j])[0]
+    return GeneralisationRuns(gen_err, pred, pop)
 
 
 class ReferenceRuns(NamedTuple):

@@ -74,7 +74,8 @@ def ridge_second_layer_path(W, X, y, lams, activation="relu", *, scaling=1.0) ->
 
 
 
-def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None) -> float:
+def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None,
+                     moments=None):
     r"""Test error of a ridge second layer on the features of ``W`` ({prf:ref}`def-ch6-two-phase`).
 
     The ridge is fitted on ``batch`` for :math:`\lambda\in\{10^{-5},\dots,10^{-1}\}`
@@ -88,10 +89,15 @@ def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None
     p : int
         Width (the output scale is :math:`p^{-1/2}`).
     offset : callable, optional
+    moments : FeatureMoments, optional
+        The second moments of the features of ``W`` and the labels (no ``offset``). Given,
+        the function also returns the exact population error of the chosen second layer
+        :math:`\hat a`, :math:`\mathbb E[y^2]-2\hat a^\top b+\hat a^\top\Omega\hat a`, which has
+        no test-set noise ({prf:ref}`thm-ch6-ridge-equivalent` predicts it).
 
     Returns
     -------
-    float
+    float, or (float, float) with ``moments``
     """
     if offset is None:
         def offset(Z):
@@ -101,7 +107,11 @@ def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None
                                 scaling=p**-0.5)
     err = [np.mean((features(W, Z) @ A.T / np.sqrt(p) + (offset(Z) - t)[:, None]) ** 2, axis=0)
            for Z, t in (val, test)]
-    return err[1][np.argmin(err[0])]
+    best = int(np.argmin(err[0]))
+    if moments is None:
+        return err[1][best]
+    a = A[best]
+    return err[1][best], float(moments.y2 - 2 * a @ moments.b + a @ moments.omega @ a)
 
 
 # --- the deterministic equivalent -------------------------------------------------------------
