@@ -163,6 +163,15 @@ def test_notebooks_draw_through_the_seed_root(path):
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_every_cell_has_a_unique_id(path):
+    """nbformat 4.5 requires cell ids (a notebook without them warns on every read)."""
+    cells = json.loads(path.read_text())["cells"]
+    ids = [c.get("id") for c in cells]
+    assert None not in ids, f"{path.name}: {ids.count(None)} cell(s) without an id"
+    assert len(set(ids)) == len(ids), f"{path.name}: duplicate cell ids"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
 def test_cells_carry_their_display_tags(path):
     """Claim-only cells remove their code from the page, setup and figure cells hide it behind
     a toggle (tools/cell_tags.py; run it after editing a lecture)."""
