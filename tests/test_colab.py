@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -106,16 +107,22 @@ def test_install_cell_in_a_fresh_venv_then_the_first_claims(tmp_path, capsys):
     # the kernel of the notebook runs in that venv
     kernels = tmp_path / "jupyter" / "kernels" / "fresh"
     kernels.mkdir(parents=True)
-    (kernels / "kernel.json").write_text(
-        '{"argv": ["%s", "-m", "ipykernel_launcher", "-f", "{connection_file}"], '
-        '"display_name": "fresh", "language": "python"}' % python)
+    (kernels / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "fresh", "language": "python"}))
+    # the local checkout's package, copied: setuptools builds in the source tree (build/)
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "src", checkout / "src",
+                    ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    for name in ["pyproject.toml", "README.md", "LICENSE"]:
+        shutil.copy(ROOT / name, checkout / name)
     path = LECTURES[0]
     nb = nbformat.read(path, as_version=4)
     first_claim = next(k for k, c in enumerate(nb.cells)
                        if c.cell_type == "code" and "claims.claim" in c.source)
     nb.cells = [c for c in nb.cells[:first_claim + 1] if c.cell_type == "code"]
     assert colab_cell.is_install_cell(nb.cells[0])
-    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "LECNOTES_SOURCE": str(ROOT),
+    env = {"JUPYTER_PATH": str(tmp_path / "jupyter"), "LECNOTES_SOURCE": str(checkout),
            "LECNOTES_CLAIMS_DIR": str(tmp_path / "claims"), "MPLBACKEND": "Agg",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     old = dict(os.environ)
