@@ -12,8 +12,8 @@
 #
 # Two virtualenvs: .venv holds requirements.txt alone (what Binder installs: the book is built
 # and the lectures are tested in it), .venv-dev adds requirements-dev.txt (pytest-xdist,
-# hypothesis, ruff, jupytext) for the unit tests, on top of .venv's packages. Each is
-# re-created from scratch when its requirements change, so neither holds anything its files
+# hypothesis, ruff, jupytext, otter-grader) for the unit tests and the autograders, on top
+# of .venv's packages. Each is re-created from scratch when its requirements change, so neither holds anything its files
 # do not ask for.
 # PYTHON may name another interpreter (3.11 is the tested one): make test PYTHON=python3.11
 PYTHON ?= python3
@@ -99,8 +99,11 @@ test: install install-dev
 student-edition: install
 	$(BIN)/python tools/editions.py student --out _build/student
 
-assignments: install
+# the plain assignments (in-notebook checks), then per chapter an otter-grader master notebook,
+# its student notebook and its autograder (otter-grader is in .venv-dev only)
+assignments: install install-dev
 	$(BIN)/python tools/editions.py assignments --out _build/assignments
+	$(DEV)/python tools/otter_assignments.py --out _build/assignments/otter
 
 # ROOTS independent seed roots (1..ROOTS; the book is root 0), JOBS executions at a time;
 # writes _build/robustness/ and the page book/robustness.md

@@ -192,3 +192,5 @@ def test_display_tag_rules():
     assert cell_tags.display_tag("from lecnotes import claims\nclaims.start_chapter('00_x')") \
         == "hide-input"
     assert cell_tags.display_tag("%timeit f()") is None
+    colab_cell = load_tool("colab_cell")  # plumbing that prints nothing in the book
+    assert cell_tags.display_tag(colab_cell.source()) == "remove-input"

@@ -219,3 +219,17 @@ def test_one_table_of_checks_in_reading_order():
     for label, check in grading.CHECKS.items():
         assert check.__module__.startswith("lecnotes.grading.")
         assert label in (check.__doc__ or "")
+
+
+def test_runs_passes_a_wrong_but_working_answer_and_names_what_does_not_run(seed):
+    """grading.runs: the first part of an autograder's score, blind to right and wrong."""
+    assert grading.runs(grading.check_noise_level, lambda link, d: -1.0, rng=seed).passed
+
+    def stub(link, d):
+        raise NotImplementedError("your code here")
+
+    for func, phrase in [(stub, "not written yet"), (lambda link, d: 1 / 0, "ZeroDivisionError"),
+                         (lambda link, d: float("nan"), "finite"),
+                         (lambda link, d: "one", "finite")]:
+        with pytest.raises(grading.GradingError, match=phrase):
+            grading.runs(grading.check_noise_level, func, rng=seed)

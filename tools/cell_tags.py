@@ -5,6 +5,9 @@ A reader of the HTML book should see the computation and its choices, not the pl
 * a cell whose code is only claims (``claims.claim(...)`` / ``claims.claim_mean(...)``, possibly
   in a loop) is tagged ``remove-input``: its claim block, which states the sentence, the
   measured value, the reference and the alternative, is all the page shows;
+* the install cell of ``tools/colab_cell.py`` (``lecnotes`` where it is missing, as in Colab)
+  is tagged ``remove-input`` too: it is plumbing, and it prints nothing where ``lecnotes`` is
+  installed (the book build), so the page shows nothing of it;
 * the setup cell (the imports and ``claims.start_chapter``) and every cell that draws a figure
   are tagged ``hide-input``: the code is one click away, the figure is shown.
 
@@ -26,6 +29,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import colab_cell  # noqa: E402  (tools/ is not a package)
+
 LECTURES = ROOT / "lectures"
 DISPLAY_TAGS = ("remove-input", "hide-input")
 
@@ -69,9 +76,14 @@ def is_setup(source: str) -> bool:
     return "claims.start_chapter(" in source
 
 
+def is_install(source: str) -> bool:
+    """The cell of ``tools/colab_cell.py`` that installs lecnotes where it is missing."""
+    return source.startswith(colab_cell.MARKER)
+
+
 def display_tag(source: str) -> str | None:
     """The display tag the cell should carry, or None."""
-    if claim_only(source):
+    if claim_only(source) or is_install(source):
         return "remove-input"
     if draws_figure(source) or is_setup(source):
         return "hide-input"

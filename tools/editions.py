@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
 sys.path.insert(0, str(ROOT / "tools"))
 
-import macros  # noqa: E402  (tools/ is not a package)
+import colab_cell  # noqa: E402  (tools/ is not a package)
+import macros  # noqa: E402
 import plain_markdown  # noqa: E402
 
 
@@ -191,11 +192,15 @@ def student_edition(out: Path, execute: bool = True) -> Path:
 
 # ---------------------------------------------------------------------------------------
 def _setup_source(nb) -> str:
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            keep = [line for line in cell.source.split("\n")
-                    if "claims.start_chapter" not in line]
-            return "\n".join(keep).strip()
+    """The chapter's setup cell (the one that starts the chapter), without that call.
+
+    Falls back on the first code cell that is not the install cell of ``tools/colab_cell.py``.
+    """
+    code = [c for c in nb.cells if c.cell_type == "code" and not colab_cell.is_install_cell(c)]
+    setup = [c for c in code if "claims.start_chapter" in c.source]
+    for cell in setup or code:
+        keep = [line for line in cell.source.split("\n") if "claims.start_chapter" not in line]
+        return "\n".join(keep).strip()
     return ""
 
 
@@ -231,8 +236,11 @@ def assignment_notebook(path: Path, index: plain_markdown.BookIndex | None = Non
             "wrong, if anything. The notebook stops at the first exercise you have not "
             "answered yet. The chapter itself is your reference; exercises, equations and "
             "figures are numbered as in the book."),
-        nbformat.v4.new_code_cell(_setup_source(nb)),
     ]
+    install = colab_cell.find(nb)
+    if install is not None:  # Colab: the assignment installs lecnotes as the chapter does
+        cells.append(nbformat.v4.new_code_cell(install.source))
+    cells.append(nbformat.v4.new_code_cell(_setup_source(nb)))
     for ex in exercises(text):
         target = index.targets.get(ex["label"] or "")
         number = target.number if target and target.number else ""

@@ -27,7 +27,7 @@ from . import (
     spectral,
     two_steps,
 )
-from .base import GradingError, Report
+from .base import GradingError, Report, runs
 from .exponents import check_gen4_partner
 from .first_moment import check_optimal_q
 from .giant_steps import check_giant_step
@@ -41,6 +41,7 @@ __all__ = [
     "Report",
     "GradingError",
     "CHECKS",
+    "runs",
     "check_noise_level",
     "check_relu_ntk",
     "check_gen4_partner",

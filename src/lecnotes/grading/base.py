@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["GradingError", "Report", "graded", "call_student", "as_scalar", "scalar_answer",
-           "finish", "diagnose_ratio"]
+           "finish", "diagnose_ratio", "runs"]
 
 
 class GradingError(AssertionError):
@@ -145,3 +145,59 @@ def scalar_answer(func: Callable, *args):
     if err:
         return None, err
     return as_scalar(out)
+
+
+def runs(check: Callable, func: Callable, rng=None) -> Report:
+    """Whether the student's function runs on the hidden instances of ``check`` at all.
+
+    The first, smaller part of an autograder's score (``make assignments``): ``check`` is run
+    with ``func`` wrapped, and this reports whether every call the check made returned, without
+    raising, an answer of finite numbers. Whether the answer is *right* is the check's own
+    verdict, which this ignores (one implementation of each check: nothing here knows what the
+    answer should be).
+
+    Parameters
+    ----------
+    check : callable
+        A ``check_*(func, rng=None)`` of :mod:`lecnotes.grading`.
+    func : callable
+        The student's function.
+    rng : numpy.random.Generator, int or None
+        Passed to ``check`` (SPEC 7).
+
+    Returns
+    -------
+    Report
+        ``passed=True`` when every call returned finite numbers.
+
+    Raises
+    ------
+    GradingError
+        Naming what went wrong: not written yet, an exception, or NaN or infinity.
+    """
+    problems, calls = [], []
+
+    def recorded(*args):
+        out, err = call_student(func, *args)
+        calls.append(1)
+        if err is None:
+            try:
+                finite = bool(np.all(np.isfinite(np.asarray(out, dtype=float))))
+            except (TypeError, ValueError):
+                finite = False
+            if not finite:
+                err = "the function did not return finite numbers (NaN, infinity or not numbers)"
+        if err:
+            problems.append(err)
+            raise _Stop
+        return out
+
+    try:
+        check(recorded, rng=rng)
+    except AssertionError:
+        pass  # the check's verdict is another test's business
+    return finish("the function runs", problems, len(calls))
+
+
+class _Stop(Exception):
+    """Ends a check at the first call that does not run (:func:`runs`)."""
