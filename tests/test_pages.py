@@ -217,3 +217,18 @@ def test_every_page_renders_offline(built_book, tmp_path):
         _screenshot(first, SHOTS / "dark" / first.relative_to(built_book).with_suffix(".png"),
                     tmp_path / "profile-dark", dark=True)
     assert not problems, "\n".join(problems)
+
+
+def test_every_chapter_offers_its_executed_notebook(built_book):
+    """Each lecture page links to its notebook with outputs, from the same execution."""
+    import json
+
+    for src in sorted((ROOT / "lectures").glob("[0-9][0-9]_*.ipynb")):
+        page = (built_book / "lectures" / f"{src.stem}.html").read_text()
+        assert f"_downloads/executed/{src.stem}.ipynb" in page, src.stem
+        executed = built_book / "_downloads" / "executed" / f"{src.stem}.ipynb"
+        cells = json.loads(executed.read_text())["cells"]
+        code = [c for c in cells if c["cell_type"] == "code"]
+        assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 3, src.stem
+        assert [c["source"] for c in code] == [
+            c["source"] for c in json.loads(src.read_text())["cells"] if c["cell_type"] == "code"]
