@@ -36,6 +36,7 @@ CHAPTER_MODULES = (
     "first_moment", "first_moment_theory", "spectral", "spectral_theory",
     "spectral_optimal_theory", "partial_trace", "partial_trace_theory", "giant_steps",
     "giant_steps_theory", "giant_steps_ridge_theory", "two_steps", "two_steps_theory",
+    "online_sgd", "online_sgd_theory",
 )
 BOOK = ("claims", "plotting", "widgets", "grading")
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython")  # may be imported inside a function

@@ -27,7 +27,8 @@ the closed forms; they import only the foundation and their own companion):
   :mod:`lecnotes.first_moment_theory`; 4 :mod:`lecnotes.spectral`,
   :mod:`lecnotes.spectral_theory`; 5 :mod:`lecnotes.partial_trace`;
   6 :mod:`lecnotes.giant_steps`, :mod:`lecnotes.giant_steps_theory`;
-  7 :mod:`lecnotes.two_steps`, :mod:`lecnotes.two_steps_theory`
+  7 :mod:`lecnotes.two_steps`, :mod:`lecnotes.two_steps_theory`;
+  8 :mod:`lecnotes.online_sgd`, :mod:`lecnotes.online_sgd_theory`
 
 **Book** (imported by notebooks, tests and tools only):
 

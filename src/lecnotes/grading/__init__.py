@@ -22,6 +22,7 @@ from . import (
     first_moment,
     giant_steps,
     mean_field_vs_ntk,
+    online_sgd,
     partial_trace,
     setting,
     spectral,
@@ -32,6 +33,7 @@ from .exponents import check_gen4_partner
 from .first_moment import check_optimal_q
 from .giant_steps import check_giant_step
 from .mean_field_vs_ntk import check_relu_ntk
+from .online_sgd import check_sgd_step
 from .partial_trace import check_partial_trace_matvec
 from .setting import check_noise_level
 from .spectral import check_top_eigenvector
@@ -50,10 +52,11 @@ __all__ = [
     "check_partial_trace_matvec",
     "check_giant_step",
     "check_self_term",
+    "check_sgd_step",
 ]
 
 _CHAPTERS = (setting, mean_field_vs_ntk, exponents, first_moment, spectral, partial_trace,
-             giant_steps, two_steps)
+             giant_steps, two_steps, online_sgd)
 
 CHECKS = {label: check for module in _CHAPTERS for label, check in module.CHECKS.items()}
 """Exercise label -> check function, in reading order (used by the assignment builder)."""

@@ -1,0 +1,245 @@
+r"""Experiments of chapter 8: online spherical SGD of one neuron, many seeds stepped at once.
+
+Every run is definition {prf:ref}`def-ch8-spherical-sgd`: a neuron :math:`w` on the sphere,
+the target :math:`y = h_k(\langle w_\star, x\rangle)`, the student :math:`h_k(\langle w,
+x\rangle)`, the correlation loss, fresh Gaussian samples at each step (or each sample seen
+twice, {prf:ref}`def-ch8-reuse`). By rotation invariance :math:`w_\star = e_1`; the overlap is
+the first coordinate of :math:`w`. The seeds are a leading axis: one step of all runs is two
+batched matrix-vector products (matrix-free: no :math:`d\times d` object). The data of a sweep
+at size ``d`` with ``S`` seeds come from the stream ``stream(rng, d, S, key)``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _validate as V
+
+__all__ = ["link", "dlink", "sgd_step", "init_sphere", "EscapeResult", "escape_runs",
+           "overlap_after"]
+
+_SQ2, _SQ6 = np.sqrt(2.0), np.sqrt(6.0)
+
+
+def link(k: int, z):
+    r"""The normalised Hermite link :math:`h_k` (k = 1, 2, 3) of
+    {prf:ref}`def-ch8-spherical-sgd`.
+
+    Parameters
+    ----------
+    k : int
+    z : array_like
+
+    Returns
+    -------
+    ndarray
+    """
+    z = np.asarray(z, dtype=float)
+    if k == 1:
+        return z
+    if k == 2:
+        return (z * z - 1) / _SQ2
+    if k == 3:
+        return (z**3 - 3 * z) / _SQ6
+    raise ValueError(f"k must be 1, 2 or 3, got {k!r}")
+
+
+def dlink(k: int, z):
+    r"""The derivative :math:`h_k'` of :func:`link`.
+
+    Parameters
+    ----------
+    k : int
+    z : array_like
+
+    Returns
+    -------
+    ndarray
+    """
+    z = np.asarray(z, dtype=float)
+    if k == 1:
+        return np.ones_like(z)
+    if k == 2:
+        return _SQ2 * z
+    if k == 3:
+        return (3 * z * z - 3) / _SQ6
+    raise ValueError(f"k must be 1, 2 or 3, got {k!r}")
+
+
+def sgd_step(W, X, y, eta, k: int, loss: str = "correlation"):
+    r"""One spherical SGD step {eq}`eq-ch8-step` for every seed at once.
+
+    Parameters
+    ----------
+    W : ndarray, shape (S, d)
+        Unit neurons, one per seed.
+    X : ndarray, shape (S, n_b, d)
+        A batch of inputs per seed.
+    y : ndarray, shape (S, n_b)
+        Labels.
+    eta : float or ndarray of shape (S,)
+        Step size(s).
+    k : int
+        Degree of the student activation :math:`h_k`.
+    loss : {"correlation", "square"}
+        Correlation loss :math:`-y\sigma(z)` or square loss :math:`(y-\sigma(z))^2/2`.
+
+    Returns
+    -------
+    ndarray, shape (S, d)
+        The new unit neurons.
+    """
+    W = np.asarray(W, dtype=float)
+    X = np.asarray(X, dtype=float)
+    if W.ndim != 2 or X.ndim != 3 or X.shape[0] != W.shape[0] or X.shape[2] != W.shape[1]:
+        raise ValueError(f"need W (S, d) and X (S, n_b, d); got {W.shape} and {X.shape}")
+    if np.shape(y) != X.shape[:2]:
+        raise ValueError(f"y must have shape {X.shape[:2]}, got {np.shape(y)}")
+    if X.shape[1] == 1:                     # one sample per step: the fast path
+        return _step_one(W, X[:, 0, :], np.asarray(y, dtype=float)[:, 0], eta, k, loss)
+    Z = np.matmul(X, W[:, :, None])[:, :, 0]
+    if loss == "correlation":
+        r = y * dlink(k, Z)
+    elif loss == "square":
+        r = (y - link(k, Z)) * dlink(k, Z)
+    else:
+        raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
+    G = np.matmul(r[:, None, :], X)[:, 0, :] / X.shape[1]   # minus the Euclidean gradient
+    G -= np.sum(G * W, axis=1, keepdims=True) * W             # spherical (tangent) part
+    eta = np.asarray(eta, dtype=float).reshape(-1, 1) if np.ndim(eta) else float(eta)
+    W_new = W + eta * G
+    return W_new / np.linalg.norm(W_new, axis=1, keepdims=True)
+
+
+def _step_one(W, x, y, eta, k, loss):
+    z = np.einsum("sd,sd->s", x, W)
+    r = y * dlink(k, z) if loss == "correlation" else (y - link(k, z)) * dlink(k, z)
+    if loss not in ("correlation", "square"):
+        raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
+    # tangent part of r x: r (x - z w); its squared norm is r^2 (|x|^2 - z^2)
+    eta = np.asarray(eta, dtype=float) if np.ndim(eta) else float(eta)
+    a = eta * r
+    W_new = W * (1 - a * z)[:, None] + a[:, None] * x
+    return W_new / np.sqrt(1 + a * a * (np.einsum("sd,sd->s", x, x) - z * z))[:, None]
+
+
+def init_sphere(n_seeds: int, d: int, rng=None):
+    """Uniform random unit vectors, one row per seed.
+
+    Parameters
+    ----------
+    n_seeds, d : int
+    rng : Generator, int or None
+
+    Returns
+    -------
+    ndarray, shape (n_seeds, d)
+    """
+    g = V.generator(rng).standard_normal((V.positive_int(n_seeds, "n_seeds"),
+                                          V.positive_int(d, "d", minimum=2)))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+class EscapeResult(NamedTuple):
+    """Outcome of :func:`escape_runs` (seeds on axis 0)."""
+
+    steps: np.ndarray       # (S,) first step with |m| >= level (inf if never)
+    samples: np.ndarray     # (S,) samples used by then: steps * batch (fresh samples)
+    times: np.ndarray       # (R,) recording times (steps)
+    overlaps: np.ndarray    # (S, R) signed overlaps m_t at those times
+    final: np.ndarray       # (S,) signed overlap at the end of the run
+
+
+def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps: int,
+                level: float = 0.5, record_every: int = 0, reuse: int = 1,
+                loss: str = "correlation", run_on: bool = False, rng=None) -> EscapeResult:
+    r"""Run {prf:ref}`def-ch8-spherical-sgd` for ``n_seeds`` independent seeds at once until
+    each overlap reaches ``level`` ({prf:ref}`thm-ch8-sample-complexity`).
+
+    Parameters
+    ----------
+    k : int
+        Information exponent of the target :math:`h_k` (and degree of the student).
+    d : int
+        Dimension.
+    n_seeds : int
+        Independent runs, stepped together.
+    eta : float
+        Step size.
+    batch : int
+        Fresh samples per step :math:`n_b`.
+    max_steps : int
+        Steps at most.
+    level : float
+        Overlap :math:`|m|` that counts as escaped.
+    record_every : int
+        Record the overlaps every so many steps (0: never).
+    reuse : int
+        Gradient steps taken on each batch (2: each sample seen twice,
+        {prf:ref}`def-ch8-reuse`); ``steps`` counts fresh batches.
+    loss : {"correlation", "square"}
+        See :func:`sgd_step`.
+    run_on : bool
+        Keep stepping after every seed has escaped (for trajectories).
+    rng : Generator, int or None
+        Root of the streams (SPEC 7).
+
+    Returns
+    -------
+    EscapeResult
+    """
+    k = V.positive_int(k, "k")
+    d = V.positive_int(d, "d", minimum=2)
+    S = V.positive_int(n_seeds, "n_seeds")
+    batch = V.positive_int(batch, "batch")
+    max_steps = V.positive_int(max_steps, "max_steps")
+    reuse = V.positive_int(reuse, "reuse")
+    eta = V.positive_float(eta, "eta")
+    W = init_sphere(S, d, V.stream(rng, d, S, 0))
+    data = V.stream(rng, d, S, 1)
+    steps = np.full(S, np.inf)
+    times, rec = [], []
+    chunk = max(1, min(256, 2**16 // (S * batch * d) or 1))
+    for t in range(max_steps):
+        if record_every and t % record_every == 0:
+            times.append(t)
+            rec.append(W[:, 0].copy())
+        if t % chunk == 0:
+            block = data.standard_normal((chunk, S, batch, d))
+            labels = link(k, block[..., 0])
+        X, y = block[t % chunk], labels[t % chunk]
+        for _ in range(reuse):
+            W = sgd_step(W, X, y, eta, k, loss)
+        hit = (np.abs(W[:, 0]) >= level) & ~np.isfinite(steps)
+        steps[hit] = t + 1
+        if not run_on and np.all(np.isfinite(steps)):
+            break
+    overlaps = np.array(rec).T if rec else np.zeros((S, 0))
+    return EscapeResult(steps, steps * batch, np.array(times), overlaps, W[:, 0].copy())
+
+
+def overlap_after(k: int, d: int, n_seeds: int, eta: float, n_samples: int, *,
+                  reuse: int = 1, loss: str = "correlation", rng=None) -> np.ndarray:
+    r"""The overlaps :math:`|m|` after ``n_samples`` fresh samples (batch one), each used for
+    ``reuse`` consecutive steps ({prf:ref}`def-ch8-reuse`).
+
+    Parameters
+    ----------
+    k, d, n_seeds, eta
+        As in :func:`escape_runs`.
+    n_samples : int
+        Fresh samples per run.
+    reuse : int
+        Steps per sample.
+    loss : {"correlation", "square"}
+    rng : Generator, int or None
+
+    Returns
+    -------
+    ndarray, shape (n_seeds,)
+    """
+    res = escape_runs(k, d, n_seeds, eta, max_steps=n_samples, level=2.0, reuse=reuse,
+                      loss=loss, run_on=True, rng=rng)
+    return np.abs(res.final)

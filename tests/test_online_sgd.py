@@ -1,0 +1,149 @@
+"""Tests of lecnotes.online_sgd and online_sgd_theory (chapter 8): step, ODE, maps, check."""
+
+import numpy as np
+import pytest
+
+from lecnotes import grading
+from lecnotes import online_sgd as O
+from lecnotes import online_sgd_theory as T
+from lecnotes.hermite import h
+
+CHAPTERS = (8,)  # the chapters whose code these tests cover: make chapter CH=N
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_link_and_derivative(k):
+    z = np.linspace(-3, 3, 13)
+    np.testing.assert_allclose(O.link(k, z), h(k, z), atol=1e-12)
+    eps = 1e-6
+    np.testing.assert_allclose(O.dlink(k, z), (O.link(k, z + eps) - O.link(k, z - eps)) / (2 * eps),
+                               atol=1e-6)
+    with pytest.raises(ValueError):
+        O.link(4, z)
+
+
+def _direct_step(w, X, y, eta, k, loss):
+    """One seed, written out: mean of per-sample gradients, projection, retraction."""
+    g = np.zeros_like(w)
+    for x, yy in zip(X, y, strict=True):
+        z = x @ w
+        r = yy * O.dlink(k, z) if loss == "correlation" else (yy - O.link(k, z)) * O.dlink(k, z)
+        g += r * x / len(y)
+    g = g - (g @ w) * w
+    v = w + eta * g
+    return v / np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("batch", [1, 5])
+@pytest.mark.parametrize("loss", ["correlation", "square"])
+def test_sgd_step_matches_direct_computation(k, batch, loss):
+    rng = np.random.default_rng(10 * k + batch)
+    W = O.init_sphere(4, 9, rng)
+    X = rng.standard_normal((4, batch, 9))
+    y = rng.standard_normal((4, batch))
+    out = O.sgd_step(W, X, y, 0.7, k, loss)
+    for s in range(4):
+        np.testing.assert_allclose(out[s], _direct_step(W[s], X[s], y[s], 0.7, k, loss),
+                                   atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-12)
+    eta = np.array([0.1, 0.2, 0.3, 0.4])   # one step size per seed
+    out2 = O.sgd_step(W, X, y, eta, k, loss)
+    np.testing.assert_allclose(out2[2], _direct_step(W[2], X[2], y[2], 0.3, k, loss), atol=1e-12)
+
+
+def test_sgd_step_validates():
+    W = O.init_sphere(2, 5, 0)
+    with pytest.raises(ValueError):
+        O.sgd_step(W, np.zeros((2, 3, 4)), np.zeros((2, 3)), 0.1, 1)
+    with pytest.raises(ValueError):
+        O.sgd_step(W, np.zeros((2, 3, 5)), np.zeros((2, 2)), 0.1, 1)
+    with pytest.raises(ValueError):
+        O.sgd_step(W, np.zeros((2, 3, 5)), np.zeros((2, 3)), 0.1, 1, loss="hinge")
+
+
+def test_escape_runs_shapes_and_streams():
+    r = O.escape_runs(1, 32, 5, 0.5 / 32, max_steps=2000, record_every=10, rng=3)
+    assert r.steps.shape == (5,) and np.all(np.isfinite(r.steps))
+    assert r.overlaps.shape[0] == 5 and r.overlaps.shape[1] == len(r.times)
+    again = O.escape_runs(1, 32, 5, 0.5 / 32, max_steps=2000, record_every=10, rng=3)
+    np.testing.assert_array_equal(r.steps, again.steps)
+    np.testing.assert_array_equal(r.samples, r.steps)
+    b = O.escape_runs(1, 32, 5, 4 * 0.5 / 32, batch=4, max_steps=2000, rng=3)
+    np.testing.assert_array_equal(b.samples, 4 * b.steps)
+    with pytest.raises(ValueError):
+        O.escape_runs(1, 32, 5, -1.0, max_steps=10)
+
+
+def test_reuse_takes_two_steps_per_sample():
+    a = O.overlap_after(2, 16, 3, 0.05, 20, reuse=2, rng=4)
+    assert a.shape == (3,) and np.all((a >= 0) & (a <= 1))
+
+
+def test_ode_k2_matches_logistic_without_noise():
+    """With the noise terms switched off (batch -> infinity) the ODE is the logistic."""
+    t = np.linspace(0, 400, 9)
+    q = T.solve_ode(1e-3, 2, 100, 0.01, t, batch=10**12)
+    np.testing.assert_allclose(q, T.logistic_k2(1e-3, 0.01, t), rtol=1e-6)
+
+
+def test_ode_k1_matches_tanh_without_noise():
+    t = np.linspace(0, 300, 7)
+    q = T.solve_ode(0.04, 1, 100, 0.01, t, batch=10**12)
+    np.testing.assert_allclose(np.sqrt(q), T.tanh_k1(0.2, 0.01, t), rtol=1e-6)
+
+
+def test_ode_noise_terms():
+    # at q = 1/d and k large the noise terms of eq-ch8-ode cancel: (d-1)q - (1-q) = 0
+    d, eta = 50, 0.01
+    assert T.ode_rhs(1 / d, 3, d, eta) == pytest.approx(2 * eta * 3 * d**-1.5 * (1 - 1 / d))
+
+
+def test_mean_map_small_step_is_the_ode():
+    q, k, d, eta = 0.05, 2, 200, 1e-5
+    step = T.mean_map(q, k, d, eta) - q
+    assert step == pytest.approx(float(T.ode_rhs(q, k, d, eta)), rel=1e-3)
+
+
+def test_escape_time_map_and_ode_agree_for_small_steps():
+    d = 400
+    a = T.escape_steps(2, d, 0.1 / d)
+    b = T.ode_escape_time(2, d, 0.1 / d)
+    assert a == pytest.approx(b, rel=0.01)
+
+
+def test_step_and_break_point():
+    assert T.optimal_batch_step(3, 64, 512, 1.0) == pytest.approx(1.0)
+    assert T.break_point(3, 64, 1.0) == pytest.approx(512)
+    assert T.break_point(1, 64, 0.5) == pytest.approx(128)
+    with pytest.raises(ValueError):
+        T.noise_constant(4)
+
+
+def test_noise_constant_is_k_by_monte_carlo():
+    rng = np.random.default_rng(0)
+    g, z = rng.standard_normal((2, 400_000))
+    for k in (1, 2, 3):
+        mc = np.mean(O.link(k, g) ** 2 * O.dlink(k, z) ** 2)
+        assert mc == pytest.approx(T.noise_constant(k), rel=0.05)
+
+
+@pytest.fixture(params=[0, 1, 2])
+def seed(request):
+    return request.param
+
+
+def test_sgd_step_check(seed):
+    assert grading.check_sgd_step(O.sgd_step, rng=seed).passed
+
+    def no_projection(W, X, y, eta, k):
+        G = np.einsum("sb,sbd->sd", y * O.dlink(k, np.einsum("sbd,sd->sb", X, W)), X) / X.shape[1]
+        V = W + eta * G
+        return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+    with pytest.raises(grading.GradingError, match="projected"):
+        grading.check_sgd_step(no_projection, rng=seed)
+    with pytest.raises(grading.GradingError, match="wrong way"):
+        grading.check_sgd_step(lambda W, X, y, eta, k: O.sgd_step(W, X, -y, eta, k), rng=seed)
+    with pytest.raises(grading.GradingError, match="shape"):
+        grading.check_sgd_step(lambda W, X, y, eta, k: O.sgd_step(W, X, y, eta, k).T, rng=seed)
