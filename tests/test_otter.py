@@ -84,6 +84,16 @@ def self_term(X, y, W0, a, eta, dsigma): # sigma'(z_ij) dropped
     sq = np.einsum("ij,ij->i", X, X)
     return eta * (y * sq / X.shape[0])[:, None] * a[None, :]
 ''', "factor sigma'(<w_j, x_i>) is missing"),
+    "ex-ch8-sgd-step": ('''
+import numpy as np
+from lecnotes.online_sgd import dlink
+
+def spherical_sgd_step(W, X, y, eta, k): # no projection on the tangent space
+    Z = np.einsum("sbd,sd->sb", X, W)
+    G = np.einsum("sb,sbd->sd", y * dlink(k, Z), X) / X.shape[1]
+    out = W + eta * G
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+''', "not projected on the tangent space"),
 }
 
 
