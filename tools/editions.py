@@ -204,6 +204,18 @@ def _setup_source(nb) -> str:
     return ""
 
 
+def graded_stubs(nb) -> dict[str, str]:
+    """Exercise label -> source of its stub cell (code cells tagged ``assignment``)."""
+    stubs = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "assignment" in cell.metadata.get("tags", []):
+            m = re.match(r"#\s*assignment:\s*(\S+)", cell.source)
+            if m:
+                stubs[m.group(1)] = cell.source
+    return stubs
+
+
+
 def assignment_notebook(path: Path, index: plain_markdown.BookIndex | None = None):
     """The assignment of one chapter and the labels of its graded exercises.
 
@@ -218,12 +230,7 @@ def assignment_notebook(path: Path, index: plain_markdown.BookIndex | None = Non
     nb = nbformat.read(path, as_version=4)
     title = next((re.sub(r"^#\s*", "", c.source.split("\n")[0]) for c in nb.cells
                   if c.cell_type == "markdown" and c.source.startswith("# ")), path.stem)
-    stubs = {}
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "assignment" in cell.metadata.get("tags", []):
-            m = re.match(r"#\s*assignment:\s*(\S+)", cell.source)
-            if m:
-                stubs[m.group(1)] = cell.source
+    stubs = graded_stubs(nb)
     text = "\n\n".join(c.source for c in nb.cells
                        if c.cell_type == "markdown" and not _is_macros(c))
     plain = plain_markdown.PlainMarkdown(index, path)

@@ -56,15 +56,7 @@ def lectures() -> list[Path]:
     return sorted((ROOT / "lectures").glob("[0-9][0-9]_*.ipynb"))
 
 
-def graded_stubs(nb) -> dict[str, str]:
-    """Exercise label -> source of its stub cell (code cells tagged ``assignment``)."""
-    stubs = {}
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "assignment" in cell.metadata.get("tags", []):
-            m = re.match(r"#\s*assignment:\s*(\S+)", cell.source)
-            if m:
-                stubs[m.group(1)] = cell.source
-    return stubs
+graded_stubs = editions.graded_stubs  # one definition: the stubs the editions use
 
 
 def solution_code(text: str, label: str) -> str:
