@@ -74,3 +74,29 @@ def test_log_ticks_labels_only_the_given_values():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["0.5", "2"]
     assert len(ax.xaxis.get_minorticklocs()) == 0
     plt.close(fig)
+
+
+def test_shared_legend_is_one_legend_below_the_panels():
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3), layout="constrained")
+    axes[0].plot([0, 1], [0, 1], label="a")
+    axes[1].plot([0, 1], [1, 0], label="a")
+    axes[1].plot([0, 1], [1, 1], label="b")
+    leg = plotting.shared_legend(fig)
+    assert [t.get_text() for t in leg.get_texts()] == ["a", "b"]
+    assert fig.legends == [leg] and all(ax.get_legend() is None for ax in axes)
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], label="x")
+    with pytest.raises(ValueError):
+        plotting.shared_legend(fig)     # not constrained: no room outside
+    plt.close(fig)
+
+
+def test_style_text_is_at_least_the_minimum_size():
+    plotting.use_style()
+    for key in ("legend.fontsize", "xtick.labelsize", "ytick.labelsize", "axes.labelsize"):
+        size = matplotlib.rcParams[key]
+        if isinstance(size, str):
+            size = matplotlib.font_manager.FontProperties(size=size).get_size_in_points()
+        assert size >= plotting.MIN_FONT_PT, key
+    assert matplotlib.rcParams["figure.figsize"][0] <= plotting.MAX_WIDTH

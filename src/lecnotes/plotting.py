@@ -16,8 +16,17 @@ __all__ = [
     "use_style",
     "errorbar_over_seeds",
     "log_ticks",
+    "shared_legend",
+    "MAX_WIDTH",
+    "MIN_FONT_PT",
 ]
 
+
+MAX_WIDTH = 7.5
+"""Widest figure, in inches: the book's text column shows it at its nominal size (1:1)."""
+
+MIN_FONT_PT = 9
+"""Smallest text in a figure, in points at the nominal size (legends, ticks)."""
 
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
 """Okabe-Ito colours, distinguishable with the common colour-vision deficiencies."""
@@ -85,3 +94,38 @@ def log_ticks(ax, ticks, axis: str = "x") -> None:
     target = ax.xaxis if axis == "x" else ax.yaxis
     (ax.set_xticks if axis == "x" else ax.set_yticks)(ticks, labels=[f"{t:g}" for t in ticks])
     target.set_minor_locator(mpl.ticker.NullLocator())
+
+
+def shared_legend(fig, ncol: int = 2, **kw):
+    """One legend for all panels of ``fig``, below them, outside the axes.
+
+    The figure must use ``layout="constrained"`` (``plt.subplots(..., layout="constrained")``),
+    which makes room for a legend placed ``"outside"``. Entries with the same label are shown
+    once, in the order the panels first draw them.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure whose axes carry labelled artists.
+    ncol : int
+        Columns of the legend.
+    **kw
+        Passed to ``Figure.legend``.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    if fig.get_layout_engine() is None or "Constrained" not in type(
+            fig.get_layout_engine()).__name__:
+        raise ValueError('shared_legend needs a figure made with layout="constrained"')
+    handles, labels = [], []
+    for ax in fig.axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if not labels:
+        raise ValueError("no labelled artist in the figure")
+    kw.setdefault("loc", "outside lower center")
+    return fig.legend(handles, labels, ncol=ncol, **kw)
