@@ -571,7 +571,7 @@ def test_inverse_d_intercepts_recover_the_limit():
 
 
 def test_claim_statements_name_the_equation_numbers():
-    """The claims quote eq. (4) and eq. (5): the 4th and 5th labelled equations of the page."""
+    """The claims quote eq. (6.4) and eq. (6.5): the 4th and 5th labelled equations of the page."""
     nb = json.loads((Path(__file__).parents[1] / "lectures" / "06_giant_steps.ipynb").read_text())
     md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
