@@ -100,3 +100,13 @@ def test_style_text_is_at_least_the_minimum_size():
             size = matplotlib.font_manager.FontProperties(size=size).get_size_in_points()
         assert size >= plotting.MIN_FONT_PT, key
     assert matplotlib.rcParams["figure.figsize"][0] <= plotting.MAX_WIDTH
+
+
+def test_table_formats_cells_and_renders_html_and_text():
+    t = plotting.Table(["d", "cos^2"], [[128, 0.123456], [256, np.float64(2e-5)]],
+                       caption="a <caption>")
+    assert "<td>0.123</td>" in t._repr_html_() and "<td>2e-05</td>" in t._repr_html_()
+    assert "&lt;caption&gt;" in t._repr_html_() and 'class="dataframe' in t._repr_html_()
+    assert repr(t).splitlines()[1].split() == ["d", "cos^2"]
+    with pytest.raises(ValueError):
+        plotting.Table(["a", "b"], [[1]])

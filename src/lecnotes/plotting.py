@@ -6,6 +6,8 @@ the light and the dark theme of the HTML book, with a colour-blind-safe palette 
 
 from __future__ import annotations
 
+import html
+
 import matplotlib as mpl
 import numpy as np
 
@@ -17,6 +19,7 @@ __all__ = [
     "errorbar_over_seeds",
     "log_ticks",
     "shared_legend",
+    "Table",
     "MAX_WIDTH",
     "MIN_FONT_PT",
 ]
@@ -129,3 +132,52 @@ def shared_legend(fig, ncol: int = 2, **kw):
         raise ValueError("no labelled artist in the figure")
     kw.setdefault("loc", "outside lower center")
     return fig.legend(handles, labels, ncol=ncol, **kw)
+
+
+class Table:
+    """A small table of numbers for a notebook's output, instead of a printed numpy array.
+
+    Shown as an HTML table in JupyterLab, Colab and the book (class ``dataframe``, which the
+    book's theme styles in both its light and dark mode), and as aligned text elsewhere.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles; the first column usually names the rows.
+    rows : sequence of sequences
+        The cells, row by row; floats are formatted with ``digits`` significant digits.
+    caption : str, optional
+        A line above the table.
+    digits : int
+        Significant digits of the float cells.
+    """
+
+    def __init__(self, header, rows, caption: str | None = None, digits: int = 3):
+        self.header = [str(h) for h in header]
+        self.rows = [[self._cell(v, digits) for v in row] for row in rows]
+        if any(len(r) != len(self.header) for r in self.rows):
+            raise ValueError("every row needs one cell per column of the header")
+        self.caption = caption
+
+    @staticmethod
+    def _cell(value, digits: int) -> str:
+        if isinstance(value, (float, np.floating)):
+            return f"{value:.{digits}g}"
+        return str(value)
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        head = "".join(f"<th>{esc(h)}</th>" for h in self.header)
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>"
+                       for r in self.rows)
+        cap = f"<caption>{esc(self.caption)}</caption>" if self.caption else ""
+        return (f'<table class="dataframe lecnotes-table">{cap}<thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+
+    def __repr__(self) -> str:
+        cols = list(zip(self.header, *self.rows, strict=True))
+        widths = [max(len(c) for c in col) for col in cols]
+        lines = [self.caption] if self.caption else []
+        for r in [self.header, *self.rows]:
+            lines.append("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+        return "\n".join(lines)
