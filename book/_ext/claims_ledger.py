@@ -28,15 +28,52 @@ logger = logging.getLogger(__name__)
 
 
 class ledger_placeholder(nodes.General, nodes.Element):
-    pass
+    """Where the book-wide summary goes (filled in the write phase)."""
+
+
+class chapter_placeholder(nodes.General, nodes.Element):
+    """Where one chapter's claims go (``stem``: the lecture's notebook stem)."""
+
+
+def _lecture_titles(app) -> list[tuple[str, str]]:
+    """(stem, title) of every lecture of the table of contents, in reading order, read from
+    the notebooks' first heading (the read phase has not parsed every lecture yet)."""
+    out = []
+    for line in (Path(app.srcdir) / "_toc.yml").read_text().splitlines():
+        line = line.strip()
+        if not line.startswith("- file: lectures/"):
+            continue
+        stem = line.split("lectures/", 1)[1].strip()
+        title = stem
+        try:
+            nb = json.loads((Path(app.srcdir) / "lectures" / f"{stem}.ipynb").read_text())
+            for cell in nb["cells"]:
+                src = "".join(cell["source"]) if cell["cell_type"] == "markdown" else ""
+                heading = next((x for x in src.splitlines() if x.startswith("# ")), None)
+                if heading:
+                    title = heading[2:].strip()
+                    break
+        except (OSError, ValueError, KeyError):
+            pass
+        out.append((stem, title))
+    return out
 
 
 class ClaimsLedgerDirective(SphinxDirective):
+    """The summary, then a section per chapter (so that the page's contents list them), each
+    holding a placeholder that the write phase fills with the chapter's claims."""
+
     has_content = False
 
     def run(self):
         self.env.note_dependency(str(_claims_dir(self.env.app)))
-        return [ledger_placeholder()]
+        out = [ledger_placeholder()]
+        for stem, title in _lecture_titles(self.env.app):
+            section = nodes.section(ids=[f"ledger-chapter-{stem}"], names=[f"ledger {stem}"])
+            section += nodes.title(text=title)
+            section += chapter_placeholder(stem=stem)
+            out.append(section)
+        return out
 
 
 def _claims_dir(app) -> Path:
@@ -143,7 +180,8 @@ def _resolve(app, doctree, docname):
     records, prov = _load(app)
     digest = claims.package_digest()
     lectures = _lecture_docnames(env)
-    out_nodes, n_total, n_fail, n_alt = [], 0, 0, 0
+    chapters = {ph["stem"]: ph for ph in doctree.findall(chapter_placeholder)}
+    n_total, n_fail, n_alt = 0, 0, 0
     for lec in lectures:
         stem = lec.split("/", 1)[1]
         recs = records.get(stem, [])
@@ -153,7 +191,6 @@ def _resolve(app, doctree, docname):
                 lec,
                 location=docname,
             )
-        title = env.titles[lec].astext() if lec in env.titles else stem
         made_with = prov.get(stem, {}).get("digest")
         if recs and made_with != digest:
             logger.warning(
@@ -178,41 +215,46 @@ def _resolve(app, doctree, docname):
                     stem, rec["label"], location=docname,
                 )
             claim_cell = nodes.paragraph(ids=[claims.anchor("ledger", stem, rec["label"])])
+            claim_cell += nodes.inline(
+                text="\u2714 " if ok else "\u2718 FAIL ",
+                classes=["ledger-pass" if ok else "ledger-fail"])
             uri = app.builder.get_relative_uri(docname, lec)
             claim_cell += nodes.reference(
                 "", "", nodes.literal(text=rec["label"]),
                 refuri=f"{uri}#{claims.anchor('claim', stem, rec['label'])}",
                 internal=True, reftitle="the claim in its chapter")
             claim_cell += nodes.Text(" " + rec["statement"])
-            rows.append([
-                claim_cell,
-                _fmt(rec["measured"]),
-                _reference(rec),
-                _alternative(rec),
-                "pass" if ok else "FAIL",
-            ])
+            rows.append([claim_cell, _fmt(rec["measured"]), _reference(rec),
+                         _alternative(rec)])
         n_total += len(rows)
         n_fail += chapter_fail
         n_alt += sum(rec.get("alternative") is not None for rec in recs)
-        heading = nodes.paragraph()
-        heading += nodes.strong(
-            "", "", nodes.reference(
-                "", title, internal=True, refuri=app.builder.get_relative_uri(docname, lec)
-            )
-        )
-        heading += nodes.Text(
+        content = []
+        line = nodes.paragraph()
+        line += nodes.reference("", "the chapter", internal=True,
+                                refuri=app.builder.get_relative_uri(docname, lec))
+        line += nodes.Text(
             f": {len(rows)} claim{'s' * (len(rows) != 1)}, "
             f"{len(rows) - chapter_fail} hold{'s' * (len(rows) - chapter_fail == 1)}"
-            + (f", {chapter_fail} FAIL" if chapter_fail else "")
-        )
-        out_nodes.append(heading)
-        out_nodes.append(nodes.paragraph(
-            text=_provenance_text(prov.get(stem, {})), classes=["claims-provenance"]))
+            + (f", {chapter_fail} FAIL" if chapter_fail else "") + ". "
+            + _provenance_text(prov.get(stem, {})).capitalize()[:1]
+            + _provenance_text(prov.get(stem, {}))[1:])
+        content.append(line)
         if rows:
-            out_nodes.append(
-                _table(["Claim", "Measured", "Reference", "Alternative", "Status"], rows,
-                       [54, 11, 15, 14, 6])
-            )
+            # folded in a <details> (open when a claim fails); lecnotes.js opens it when a
+            # link points at one of its rows
+            opening = "<details open>" if chapter_fail else "<details>"
+            content += [
+                nodes.raw("", f'{opening}<summary class="ledger-summary">the {len(rows)} '
+                          f"claims of this chapter</summary>", format="html"),
+                _table(["Claim", "Measured", "Reference", "Alternative"], rows,
+                       [58, 12, 16, 14]),
+                nodes.raw("", "</details>", format="html"),
+            ]
+        if stem in chapters:
+            chapters.pop(stem).replace_self(content)
+    for ph in chapters.values():   # in the contents of the ledger page but not of the book
+        ph.replace_self([])
     unknown = sorted(set(records) - {lec.split("/", 1)[1] for lec in lectures})
     for stem in unknown:
         logger.info("claims ledger: ignoring records of %s (not in the table of contents)", stem)
@@ -220,10 +262,11 @@ def _resolve(app, doctree, docname):
         text=f"{n_total} claims in {len(lectures)} chapter{'s' * (len(lectures) != 1)}: "
         f"{n_total - n_fail} hold, {n_fail} fail. {n_alt} name the value a competing "
         "explanation predicts, which their test rejects; the others say why no competing "
-        "value applies (an exact identity, a bound from a theorem, an exact count)."
+        "value applies (an exact identity, a bound from a theorem, an exact count). Each "
+        "chapter's table is folded under its heading."
     )
     for ph in placeholders:
-        ph.replace_self([summary, *out_nodes])
+        ph.replace_self([summary])
 
 
 def _always_outdated(app, env, added, changed, removed):
@@ -248,7 +291,9 @@ def _add_static(app):
 def setup(app):
     app.connect("builder-inited", _add_static)
     app.add_css_file("lecnotes.css")
+    app.add_js_file("lecnotes.js")
     app.add_node(ledger_placeholder)
+    app.add_node(chapter_placeholder)
     app.add_directive("claims-ledger", ClaimsLedgerDirective)
     app.connect("doctree-read", _note_doc)
     app.connect("env-get-outdated", _always_outdated)
