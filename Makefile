@@ -30,7 +30,7 @@ export MKL_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
-        install-dev student-edition assignments benchmarks robustness
+        install-dev student-edition assignments benchmarks robustness pdf test-pdf
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).
@@ -110,6 +110,16 @@ assignments: install install-dev
 ROOTS ?= 5
 robustness: install
 	$(BIN)/python tools/robustness.py --roots $(ROOTS) --jobs $(JOBS)
+
+# The whole book as one PDF: the single-page HTML from the same execution cache as the HTML
+# book, printed by headless Chromium (tools/print_pdf.py says why not LaTeX); several minutes.
+pdf: install
+	$(BIN)/python tools/execute.py --jobs $(JOBS)
+	$(BIN)/jupyter-book build . --builder singlehtml
+	$(BIN)/python tools/print_pdf.py
+
+test-pdf: pdf install-dev
+	$(DEV)/python -m pytest -m slow -q tests/test_pdf.py
 
 benchmarks: install
 	$(BIN)/python benchmarks/run.py

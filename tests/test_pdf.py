@@ -1,0 +1,65 @@
+"""The printed book (``make pdf``): one PDF with every chapter, no raw TeX, figures embedded.
+
+Not part of ``make test``: printing the single-page book with its MathJax and retina figures
+takes Chromium several minutes on the 2-core machine (6 min measured under load), which CI's
+budget does not hold. ``make test-pdf`` builds the PDF and runs this module.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PDF = ROOT / "_build" / "pdf" / "book.pdf"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not PDF.exists(), reason="no _build/pdf/book.pdf: run make test-pdf"),
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed"),
+]
+# MathJax's delimiters left in the text mean a formula was not typeset (\\mathbb and friends
+# also occur in the code the page shows, so they are not a sign)
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{")
+
+
+def _chapter_titles() -> list[str]:
+    titles = []
+    for nb in sorted((ROOT / "lectures").glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            heading = next((x for x in "".join(cell["source"]).splitlines()
+                            if x.startswith("# ")), None)
+            if cell["cell_type"] == "markdown" and heading:
+                titles.append(heading[2:].strip())
+                break
+    return titles
+
+
+def test_the_pdf_holds_every_chapter_and_no_raw_tex():
+    text = subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    flat = " ".join(text.split())
+    for title in _chapter_titles():   # "6. Giant steps: ..." as numbered in the book
+        words = " ".join(title.split()[:4])
+        assert words in flat, f"chapter missing from the PDF: {title}"
+    m = RAW_TEX.search(text)
+    assert m is None, f"raw TeX in the PDF: ...{text[max(m.start() - 60, 0):m.end() + 40]!r}"
+
+
+def test_the_pdf_embeds_the_figures():
+    listing = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[2:]
+    # figures are colour images at least 600 px wide (Chromium also embeds grey shadows)
+    large = [row for row in listing
+             if len(row.split()) > 5 and row.split()[5] == "rgb" and int(row.split()[3]) >= 600]
+    figure_cells = sum(
+        "".join(c["source"]).count("plt.show()")
+        for nb in (ROOT / "lectures").glob("[0-9][0-9]_*.ipynb")
+        for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+    assert len(large) >= figure_cells, (
+        f"{len(large)} figure-sized images in the PDF, {figure_cells} figures in the lectures")

@@ -1,0 +1,87 @@
+"""The whole book as one PDF, printed by headless Chromium from the single-page HTML build.
+
+Why this route and not LaTeX: the single-page HTML (``jupyter-book build --builder
+singlehtml``) renders the same execution as the HTML book (the execution cache), with the same
+numbering (Fig. 6.4, eq. (4.2), Theorem 2.1), the same MathJax and the same figures, and
+Chromium is already what the page tests drive. The LaTeX route needs a TeX installation of
+about a gigabyte from Debian's packages and a second rendering of every formula, figure and
+proof box, whose differences from the HTML would need their own tests.
+
+Usage (``make pdf`` runs the build first, then this)::
+
+    python tools/print_pdf.py [--html _build/singlehtml/book/intro.html] [--out _build/pdf/book.pdf]
+
+It also copies the PDF into the HTML book (``_build/html/book.pdf``) when that exists, which
+is where the front page links to. Network off: every host name resolves to nothing (MathJax is
+served from the build, see ``book/_ext/offline_mathjax.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--proxy-server=socks5://127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--run-all-compositor-stages-before-draw",
+]
+
+
+def chromium() -> str:
+    """The path of a Chromium executable (Debian package ``chromium``)."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise SystemExit("Chromium not found: apt-get install chromium")
+
+
+def print_pdf(html: Path, out: Path, budget_ms: int = 120_000) -> float:
+    """Print ``html`` to ``out`` (A4, backgrounds, no header or footer); return seconds."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.run(
+            [chromium(), *FLAGS, f"--user-data-dir={profile}",
+             f"--virtual-time-budget={budget_ms}", "--no-pdf-header-footer",
+             f"--print-to-pdf={out}", html.resolve().as_uri()],
+            capture_output=True, text=True, timeout=900,
+        )
+    if proc.returncode != 0 or not out.exists() or out.stat().st_size == 0:
+        raise SystemExit(f"Chromium did not print {html}: {proc.stderr[-2000:]}")
+    return time.monotonic() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--html", type=Path,
+                    default=ROOT / "_build" / "singlehtml" / "book" / "intro.html")
+    ap.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / "book.pdf")
+    args = ap.parse_args(argv)
+    if not args.html.exists():
+        raise SystemExit(f"{args.html} is missing: build it with "
+                         "`jupyter-book build . --builder singlehtml`")
+    # singlehtml writes the page of the root document (book/intro) into book/, but with links
+    # relative to the output's root (_static/, _images/): print a copy placed at the root
+    site_root = args.html.parent.parent if args.html.parent.name == "book" else args.html.parent
+    page = site_root / "_book_single_page.html"
+    shutil.copy(args.html, page)
+    seconds = print_pdf(page, args.out)
+    print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB in {seconds:.0f} s")
+    site = ROOT / "_build" / "html"
+    if site.is_dir():
+        shutil.copy(args.out, site / "book.pdf")
+        print(f"copied to {site / 'book.pdf'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
