@@ -1,3 +1,40 @@
+// Accessibility repairs of the theme's and Sphinx's markup (found by the axe-core audit,
+// tests/test_accessibility.py):
+// * a button or link whose aria-label does not contain its visible text (the theme's search
+//   button: label "Search", text "Search Ctrl+K") is named by its text instead, so that a
+//   speech-input user can say what they see (label-content-name-mismatch);
+// * Sphinx's citation list has role="list" but its entries have role="doc-biblioentry",
+//   which axe-core does not accept as list items (aria-required-children): they become
+//   "listitem".
+(function () {
+  function repair() {
+    document.querySelectorAll("button[aria-label], a[aria-label], summary[aria-label]")
+      .forEach(function (b) {
+        var label = b.getAttribute("aria-label");
+        var text = (b.innerText || "").replace(/\s+/g, " ").trim();
+        if (!text) {   // an icon button: the names of its visible icons are its text
+          text = Array.prototype.map.call(b.querySelectorAll("[aria-labelledby]"), function (i) {
+            if (!i.getClientRects().length) return "";
+            var t = document.getElementById(i.getAttribute("aria-labelledby"));
+            return t ? t.textContent.trim() : "";
+          }).filter(Boolean).join(" ");
+          if (text && label.toLowerCase().indexOf(text.toLowerCase()) < 0) {
+            b.removeAttribute("aria-label");   // named by its visible icons' titles
+          }
+        } else if (label.toLowerCase().indexOf(text.toLowerCase()) < 0) {
+          b.setAttribute("aria-label", text);   // the name a speech-input user reads off
+        }
+      });
+    document.querySelectorAll('[role="list"].citation-list > *').forEach(
+      function (e) { e.setAttribute("role", "listitem"); });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", repair);
+  } else {
+    repair();
+  }
+})();
+
 // Open the folded block (a <details>: a chapter's table in the claims ledger, a cell's claims)
 // that holds the element a link points at, then scroll to it. Added to every page by
 // book/_ext/claims_ledger.py.
