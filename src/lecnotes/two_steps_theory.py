@@ -21,6 +21,15 @@ from .activations import get_activation, sincos_derivative
 from .hermite import gauss_hermite, gaussian_expectation, split_gaussian_rule
 from .networks import check_params, output_scale
 from .targets import get_link, link_moments
+from .two_steps_finite import (  # noqa: F401
+    OneStepComparison,
+    compare_one_step_counts,
+    finite_n_spike_strengths,
+    finite_n_spikes,
+    kernel_singular_values,
+    square_bbp,
+    taylor_spike_strengths,
+)
 
 __all__ = [
     "check_alpha",
@@ -29,6 +38,13 @@ __all__ = [
     "one_step_exponents",
     "one_step_spike_count",
     "one_step_spike_intervals",
+    "kernel_singular_values",
+    "finite_n_spike_strengths",
+    "square_bbp",
+    "taylor_spike_strengths",
+    "OneStepComparison",
+    "compare_one_step_counts",
+    "finite_n_spikes",
     "two_step_exponents",
     "two_step_new_outliers",
     "feature_taylor_terms",
