@@ -93,3 +93,65 @@ def test_compare_one_step_counts_shapes():
     assert np.all(cmp.low <= cmp.predicted) and np.all(cmp.predicted <= cmp.high)
     assert np.all(cmp.threshold > cmp.edge) and np.all(cmp.band > 0)
 
+
+def test_power_basis_and_spike_free_nulls():
+    """The null removes exactly the components of both updates along a, ..., a^K."""
+    from lecnotes import _validate as V
+    from lecnotes import networks as NW
+    from lecnotes import targets
+    from lecnotes.activations import SINCOS
+    from lecnotes.two_steps_phase import power_basis
+
+    a = np.random.default_rng(0).standard_normal(50)
+    Q = power_basis(a, 4)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(4), atol=1e-10)
+    assert abs(Q[:, 0] @ a) == pytest.approx(np.linalg.norm(a))
+    assert abs(Q[:, 1:].T @ a).max() < 1e-10             # column k is new in a^(k+1)
+    N, a1, a2 = 60, 0.3, 0.2
+    for layer in ("gaussian", "uniform"):
+        two = SP.simulate_two_step_counts(N, [a1], [a2], 1, null_powers=4,
+                                          second_layer=layer, vectors=True, rng=2)
+        rng = V.stream(2, 0)
+        X, y, _ = targets.single_index(N, N, "linear", rng=rng)
+        W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
+        if layer == "uniform":
+            a = np.sqrt(3.0) * (2.0 * rng.random(N) - 1.0)
+            assert np.all(np.abs(a) <= np.sqrt(3.0))
+        W1, W2 = NW.multi_step(W0, a, [(X, y), (X, y)], [N**a1, N**a2], SINCOS, "correlation",
+                               scaling=N**-0.5)
+        P = np.eye(N) - power_basis(a, 4) @ power_basis(a, 4).T
+        null2 = W0 + P @ (W2 - W0)
+        assert two.null2_top[0, 0, 0] == pytest.approx(np.linalg.svd(null2)[1][0], rel=1e-9)
+        assert two.null1_top[0, 0] == pytest.approx(np.linalg.svd(W0 + P @ (W1 - W0))[1][0],
+                                                    rel=1e-9)
+        assert np.all((two.power_overlap >= 0) & (two.power_overlap <= 1 + 1e-12))
+    with pytest.raises(ValueError):
+        SP.simulate_two_step_counts(N, [0.1], [0.1], 1, second_layer="cauchy")
+
+
+def test_stein_coefficient_fixed_rule_matches_adaptive():
+    from lecnotes import targets
+    for act in ("tanh", "relu"):
+        fixed = TST.reuse_stein_coefficient(targets.HE3, act, 1.0, 2.0)
+        adaptive = TST.reuse_stein_coefficient(targets.HE3, act, 1.0, 2.0, nodes=None)
+        assert fixed == pytest.approx(adaptive, abs=1e-7)
+
+
+def test_outlier_alignment_shapes_and_reuse_arm():
+    """Arm 0 reuses the batch: its W_2 is the two-step matrix on the same batch."""
+    from lecnotes import _validate as V
+    from lecnotes import linalg, targets
+    from lecnotes import networks as NW
+    from lecnotes.activations import SINCOS
+
+    N = 60
+    ov = SP.outlier_alignment(N, 0.3, 0.4, 2, k=3, rng=5)
+    assert ov.shape == (2, 2, 3) and np.all((ov >= 0) & (ov <= 1))
+    rng = V.stream(5, 0)
+    X, y, w = targets.single_index(N, N, "he3", rng=rng)
+    targets.single_index(N, N, "he3", rng=rng, w_star=w)
+    W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
+    W2 = NW.multi_step(W0, a, [(X, y), (X, y)], [N**0.3, N**0.4], SINCOS, "correlation",
+                       scaling=N**-0.5)[-1]
+    np.testing.assert_allclose(ov[0, 0], np.abs(linalg.top_singular_vectors(W2, 3)[1] @ w),
+                               atol=1e-8)
