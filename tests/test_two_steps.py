@@ -351,17 +351,15 @@ def test_one_step_spikes_against_a_written_out_reference():
 def test_two_step_counts_use_the_linearity_of_the_second_step(reuse):
     # W2 = W1 + N^a2 U2 for every a2: the same as taking the second step with eta2 = N^a2
     N, a1, a2 = 60, 0.3, 0.2
-    two = SP.simulate_two_step_counts(N, [0.1, a1], [a2], 1, reuse=reuse, fit_range=(8, 20),
-                                      rng=2)
+    two = SP.simulate_two_step_counts(N, [0.1, a1], [a2], 1, reuse=reuse, rng=2)
     rng = V.stream(2, 0)
     X, y, w = targets.single_index(N, N, "linear", rng=rng)
     second = (X, y) if reuse else targets.single_index(N, N, "linear", rng=rng, w_star=w)[:2]
     W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
     W1, W2 = NW.multi_step(W0, a, [(X, y), second], [N**a1, N**a2], ACT.SINCOS, "correlation",
                            scaling=N**-0.5)
-    np.testing.assert_allclose(two.s1[0, 1], linalg.singular_values(W1)[:12], rtol=1e-9)
-    np.testing.assert_allclose(two.s2[0, 1, 0], linalg.singular_values(W2)[:12], rtol=1e-9)
-    np.testing.assert_allclose(two.null[0], linalg.singular_values(W0), rtol=1e-12)
+    np.testing.assert_allclose(two.s1[0, 1], linalg.singular_values(W1)[:8], rtol=1e-9)
+    np.testing.assert_allclose(two.s2[0, 1, 0], linalg.singular_values(W2)[:8], rtol=1e-9)
     with pytest.raises(ValueError):
         SP.simulate_two_step_counts(60, [0.6], [0.1], 1)
 

@@ -50,8 +50,9 @@ __all__ = [
     "rank_one_ratio",
     "OneStepSpikes",
     "simulate_one_step_spikes",
-    "TwoStepSpectra",
+    "TwoStepSpectra",  # re-exported from two_steps_phase
     "simulate_two_step_counts",
+    "outlier_alignment",
     "TaylorStrengths",
     "taylor_strengths",
     "ReuseArm",
@@ -304,79 +305,6 @@ def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activ
     return out
 
 
-class TwoStepSpectra(NamedTuple):
-    """Outcome of :func:`simulate_two_step_counts` (seeds on axis 0).
-
-    ``s2`` (seeds, A1, A2, 12) the largest singular values of :math:`W_2`, ``edge2`` and
-    ``scale2`` (seeds, A1, A2) its fitted bulk; ``s1``, ``edge1``, ``scale1`` the same for
-    :math:`W_1` (seeds, A1, ...); ``null`` (seeds, N) the spectra of :math:`W_0`.
-    """
-
-    s2: np.ndarray
-    edge2: np.ndarray
-    scale2: np.ndarray
-    s1: np.ndarray
-    edge1: np.ndarray
-    scale1: np.ndarray
-    null: np.ndarray
-
-
-def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: bool = True,
-                             link="linear", activation=None, fit_range=(10, 50),
-                             rng=None) -> TwoStepSpectra:
-    r"""Spectra of :math:`W_2` over a grid of step-size exponents.
-
-    The simulation of {prf:ref}`thm-ch7-two-step-outliers`: :math:`n = d = N`,
-    :math:`\eta_i = N^{\alpha_i}`, correlation loss, second layer fixed,
-    ``scaling = N**-0.5``. For each seed and :math:`\alpha_1`, one call of
-    :func:`lecnotes.networks.multi_step` with steps :math:`(N^{\alpha_1}, 1)` returns
-    :math:`W_1` and :math:`W_1+U_2`; since the second update is linear in :math:`\eta_2`,
-    :math:`W_2 = W_1+N^{\alpha_2}U_2` for every :math:`\alpha_2`. ``reuse`` selects the same
-    batch twice or a fresh second batch.
-
-    Parameters
-    ----------
-    N : int
-    alphas1, alphas2 : array_like
-        Exponents of the two steps, in :math:`[0, 1/2)`.
-    seeds : int
-    reuse : bool
-    link, activation, fit_range
-        As in :func:`simulate_one_step_spikes`.
-    rng : Generator, int or None
-        Seed ``r`` uses the stream ``V.stream(rng, r)``.
-
-    Returns
-    -------
-    TwoStepSpectra
-    """
-    N = V.positive_int(N, "N")
-    seeds = V.positive_int(seeds, "seeds")
-    al1 = check_alpha(np.atleast_1d(alphas1), "alphas1")
-    al2 = check_alpha(np.atleast_1d(alphas2), "alphas2")
-    act = _activation_of(activation)
-    root = V.generator(rng)  # the root of the streams V.stream(root, ...)
-    A1, A2 = len(al1), len(al2)
-    out = TwoStepSpectra(np.empty((seeds, A1, A2, 12)), np.empty((seeds, A1, A2)),
-                         np.empty((seeds, A1, A2)), np.empty((seeds, A1, 12)),
-                         np.empty((seeds, A1)), np.empty((seeds, A1)), np.empty((seeds, N)))
-    for r in range(seeds):
-        rng = V.stream(root, r)
-        X, y, w = single_index(N, N, link, rng=rng)
-        second = (X, y) if reuse else single_index(N, N, link, rng=rng, w_star=w)[:2]
-        W0, a = init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
-        out.null[r] = singular_values(W0)
-        for i, a1 in enumerate(al1):
-            W1, W2u = multi_step(W0, a, [(X, y), second], [N**a1, 1.0], act, "correlation",
-                                 scaling=N**-0.5)
-            out.s1[r, i], out.edge1[r, i], out.scale1[r, i] = _spectrum(W1, fit_range)
-            U2 = W2u - W1
-            for j, a2 in enumerate(al2):
-                out.s2[r, i, j], out.edge2[r, i, j], out.scale2[r, i, j] = _spectrum(
-                    W1 + N**a2 * U2, fit_range)
-    return out
-
-
 class TaylorStrengths(NamedTuple):
     """Outcome of :func:`taylor_strengths` (seeds on axis 0).
 
@@ -585,3 +513,10 @@ def self_term(X, y, W0, a, eta, dsigma) -> np.ndarray:
         raise ValueError("dsigma must be a vectorised callable")
     sq = np.einsum("ij,ij->i", X, X)
     return eta * np.asarray(dsigma(X @ W0.T), dtype=float) * (y * sq / X.shape[0])[:, None] * a
+
+
+from .two_steps_phase import (  # noqa: E402
+    TwoStepSpectra,
+    outlier_alignment,
+    simulate_two_step_counts,
+)
