@@ -41,7 +41,11 @@ def _solution_phrases(nb):
     text = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     phrases = []
     for *_, body in editions._blocks(text, "solution"):
-        lines = [ln.strip() for ln in body if ln.strip() and not ln.startswith(":")]
+        # the first line of prose (not "$$", "\begin{aligned}" or a fence opening a display,
+        # which other displays of the page share)
+        lines = [ln.strip() for ln in body if ln.strip() and not ln.startswith(":")
+                 and not ln.strip().startswith(("$", "\\", "&"))
+                 and sum(ch.isalpha() for ch in ln) >= 12]
         if lines:
             phrases.append(lines[0][:40])
     return phrases
