@@ -47,3 +47,14 @@ def test_sgd_escape_steps_closed_form():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_unfolded_spike_overlap_follows_bbp():
+    # below the square-matrix BBP threshold the overlap is that of noise, above it 1 - 1/theta^2
+    out = T.unfolding_sweep([12], [0.25, 8.0], seeds=6, rng=0)
+    assert out.shape == (6, 1, 2)
+    assert out[:, 0, 0].mean() < 0.1
+    assert abs(out[:, 0, 1].mean() - (1 - 1 / 8)) < 0.03
+    assert T.unfolded_spike_overlap(6, 10_000_000, rng=1) > 0.99
+    with pytest.raises(ValueError):
+        T.unfolded_spike_overlap(1, 10)

@@ -57,3 +57,70 @@ def test_width_correction_recovers_c():
     vals = np.vstack([2 * (1 - 0.8 / np.sqrt(widths)), 3 * (1 - 0.8 / np.sqrt(widths))])
     c, tilt = T.width_correction(widths, vals)
     assert np.allclose(c, 0.8) and 0 < tilt < 0.05
+
+
+def _small_net(m=6, d=5, seed=0):
+    from lecnotes.networks import init_params
+    W, a = init_params(m, d, rng=seed)
+    W = W + 0.3 * np.random.default_rng(seed + 1).standard_normal(W.shape)  # break the pairs
+    a = a + 0.2 * np.random.default_rng(seed + 2).standard_normal(m)
+    return W, a, np.eye(d)[0]
+
+
+def test_population_risk_matches_monte_carlo():
+    W, a, ws = _small_net()
+    X = np.random.default_rng(3).standard_normal((400_000, 5))
+    f = np.maximum(X @ W.T, 0) @ a / len(a)
+    y = X[:, 0] + (X[:, 0] ** 2 - 1) / np.sqrt(2)
+    err = 0.5 * (f - y) ** 2
+    risk = T.population_gradients(W, a, ws)[2]
+    assert abs(err.mean() - risk) < 5 * err.std() / np.sqrt(err.size)
+
+
+def test_population_gradients_match_finite_differences():
+    W, a, ws = _small_net()
+    gW, ga, _ = T.population_gradients(W, a, ws)
+    h = 1e-6
+    for idx in [(0, 0), (2, 3), (5, 1)]:
+        Wp, Wm = W.copy(), W.copy()
+        Wp[idx] += h
+        Wm[idx] -= h
+        fd = (T.population_gradients(Wp, a, ws)[2] - T.population_gradients(Wm, a, ws)[2]) / (2 * h)
+        assert fd == pytest.approx(gW[idx], abs=1e-7)
+    ap = a.copy()
+    ap[4] += h
+    fd = (T.population_gradients(W, ap, ws)[2] - T.population_gradients(W, a, ws)[2]) / h
+    assert fd == pytest.approx(ga[4], abs=1e-5)
+
+
+def test_risk_invariant_under_rotations_fixing_w_star():
+    W, a, ws = _small_net()
+    Q = np.eye(5)
+    Q[1:, 1:] = np.linalg.qr(np.random.default_rng(4).standard_normal((4, 4)))[0]
+    assert T.population_gradients(W @ Q.T, a, ws)[2] == pytest.approx(
+        T.population_gradients(W, a, ws)[2], rel=1e-12)
+
+
+def test_reduced_particles_keep_the_invariants_and_are_exact_for_one_pair():
+    from lecnotes.networks import init_params
+    W, a = init_params(8, 20, rng=5)
+    ws = np.eye(20)[0]
+    Wr, e0, mask = T.reduced_start(W, a, ws)
+    assert Wr.shape == (8, 5) and np.allclose(Wr @ e0, W @ ws)
+    assert np.allclose(np.linalg.norm(Wr, axis=1), np.linalg.norm(W, axis=1))
+    assert T.population_gradients(Wr, a, e0)[2] == pytest.approx(1.0)   # f = 0 at the start
+    # one symmetric pair spans (w*, its own direction): the reduction is exact
+    W2, a2 = init_params(2, 6, rng=6)
+    Wr2, e02, mask2 = T.reduced_start(W2, a2, np.eye(6)[0])
+    full = T.population_descent(W2, a2, np.eye(6)[0], 0.5, 30)
+    red = T.population_descent(Wr2, a2, e02, 0.5, 30, mask2)
+    assert np.allclose(full, red, atol=1e-12) and full[-1] < full[0]
+
+
+def test_reduction_sweep_gap_shrinks_with_width():
+    out = T.reduction_sweep([16, 64], seeds=2, steps=20, rng=0)
+    assert out.shape == (2, 2, 2, 21)
+    gap = np.abs(out[:, :, 0] - out[:, :, 1]).max(-1).mean(0)
+    assert gap[1] < gap[0] / 2
+    with pytest.raises(ValueError):
+        T.reduced_start(np.ones((3, 4)), np.ones(3), np.eye(4)[0])

@@ -3,8 +3,9 @@ r"""Closed forms of chapter 2: where the exponents of the sample-complexity land
 The low-degree norm of the likelihood ratio of a single-index model against pure noise
 (chapter 2, {eq}`eq-ch2-low-degree`), computed exactly from the numbers
 :math:`\mathbb E[\zeta_k(Y)^2]` of {prf:ref}`def-ch2-generative-exponent` and the moments of
-the overlap of two independent uniform directions, and the drift of the overlap under online
-SGD ({eq}`eq-ch2-sgd-drift`).
+the overlap of two independent uniform directions, the drift of the overlap under online
+SGD ({eq}`eq-ch2-sgd-drift`), and the spectral method on an unfolded noisy order-4 tensor
+({eq}`eq-ch2-unfolding`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ __all__ = [
     "low_degree_norm",
     "low_degree_threshold",
     "sgd_escape_steps",
+    "unfolded_spike_overlap",
+    "unfolding_sweep",
 ]
 
 
@@ -161,3 +164,67 @@ def sgd_escape_steps(k: int, d: int, eta: float, target: float = 0.5) -> float:
         raise ValueError("need d^(-1/2) < target < 1")
     val, _ = quad(lambda m: m ** (1 - k) / (1 - m * m), d ** -0.5, target, limit=200)
     return val / (eta * k)
+
+
+def unfolded_spike_overlap(d: int, n: int, lam: float = 1.0, rng=None) -> float:
+    r"""Squared overlap of the top singular vector of an unfolded noisy rank-one 4-tensor.
+
+    Chapter 2, {eq}`eq-ch2-unfolding`: :math:`M = \lambda\,w_\star^{\otimes4} + Z/\sqrt n`
+    with :math:`Z` a Gaussian tensor of independent standard entries, reshaped into the
+    :math:`d^2\times d^2` matrix :math:`\lambda vv^\top + Z/\sqrt n`,
+    :math:`v = \mathrm{vec}(w_\star w_\star^\top)`. With :math:`N = d^2` and
+    :math:`\theta^2 = \lambda^2n/N`, the squared overlap of the top left singular vector with
+    :math:`v` tends to :math:`\max(0, 1-1/\theta^2)` (square-matrix BBP transition).
+
+    Parameters
+    ----------
+    d, n : int
+        Dimension and number of samples (the noise level of each entry is :math:`n^{-1/2}`).
+    lam : float
+        Signal strength :math:`\lambda`.
+    rng : Generator, int or None
+        Random source (SPEC 7): :math:`w_\star`, then :math:`Z`.
+
+    Returns
+    -------
+    float
+    """
+    d = V.positive_int(d, "d", minimum=2)
+    n = V.positive_int(n, "n")
+    lam = V.nonneg_float(lam, "lam")
+    g = V.generator(rng)
+    w = g.standard_normal(d)
+    v = np.outer(w, w).ravel() / (w @ w)
+    M = lam * np.outer(v, v) + g.standard_normal((d * d, d * d)) / np.sqrt(n)
+    u = np.linalg.svd(M)[0][:, 0]
+    return float((u @ v) ** 2)
+
+
+def unfolding_sweep(dims, ratios, seeds: int, lam: float = 1.0, rng=None) -> np.ndarray:
+    r""":func:`unfolded_spike_overlap` at :math:`n = \kappa d^2` for each ``d`` and ``kappa``.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    ratios : sequence of float
+        Values of :math:`\kappa = n/d^2`.
+    seeds : int
+        Replicates.
+    lam : float
+        Signal strength.
+    rng : Generator, int or None
+        Random source (SPEC 7): replicate ``s`` at ``(d, j)`` from ``stream(rng, s, d, j)``.
+
+    Returns
+    -------
+    ndarray (seeds, len(dims), len(ratios))
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    out = np.zeros((seeds, len(dims), len(ratios)))
+    for i, d in enumerate(dims):
+        for j, kappa in enumerate(ratios):
+            n = max(1, round(V.positive_float(kappa, "kappa") * int(d) ** 2))
+            for s in range(seeds):
+                out[s, i, j] = unfolded_spike_overlap(int(d), n, lam, V.stream(rng, s, int(d), j))
+    return out

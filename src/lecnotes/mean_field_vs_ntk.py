@@ -50,7 +50,7 @@ __all__ = [
     "krr_point",
     "krr_barrier_sweep",
     "with_seeds",
-    "collapse_residual",
+    "c2_scaling_exponent",
     "c2_linear_fits",
     "barrier_window",
     "risk_at_d_squared",
@@ -349,34 +349,51 @@ def with_seeds(barrier: dict, extra: dict) -> dict:
             for d, (nl, v) in extra.items()}
 
 
-def collapse_residual(barrier: dict, variable, n_min: int = 4) -> float:
-    r"""RMS residual of :math:`\log c_2` around one quadratic in :math:`\log` ``variable``.
+def c2_scaling_exponent(barrier: dict, d_lo: int, d_hi: int, max_ratio: float = 0.25,
+                        n_min: int = 4) -> np.ndarray:
+    r"""Per seed, the exponent :math:`\gamma` of a law :math:`c_2 = g(n/d^\gamma)`.
 
-    All dimensions of a :func:`krr_barrier_sweep` pooled, seed means, points with
-    :math:`n\ge` ``n_min`` :math:`d` and :math:`c_2 > 0`: how well :math:`c_2` is a function of
-    one scaling variable (:math:`n/d` or :math:`n/d^2`, {prf:ref}`thm-ch1-gmmm`).
+    {prf:ref}`thm-ch1-gmmm` predicts :math:`\gamma = 2`. For every point of dimension ``d_lo``
+    with :math:`n_{\min}d\le n\le` ``max_ratio`` :math:`d^2`, the sample size :math:`n^*` at
+    which dimension ``d_hi`` reaches the same :math:`c_2` is interpolated linearly in
+    :math:`(\log n,\log c_2)` between the two points of the ``d_hi`` curve that bracket it (the
+    nearest two at an end); then :math:`\gamma = \log(n^*/n)/\log(d_{hi}/d_{lo})`, averaged over
+    the points of each seed.
 
     Parameters
     ----------
     barrier : dict
-        Result of :func:`krr_barrier_sweep`.
-    variable : callable
-        ``variable(n_list, d)``, the scaling variable.
-    n_min : int
-        Smallest ratio n/d kept.
+        Result of :func:`krr_barrier_sweep` (or :func:`with_seeds`) with the same seeds at
+        both dimensions and positive :math:`c_2`.
+    d_lo, d_hi : int
+        The two dimensions compared.
+    max_ratio, n_min : float, int
+        Largest :math:`n/d^2` and smallest :math:`n/d` of the ``d_lo`` points used.
 
     Returns
     -------
-    float
+    ndarray (seeds,)
     """
-    xs, ys = [], []
-    for d, (n_list, vals) in barrier.items():
-        c2 = vals[..., 1].mean(0)
-        keep = (n_list >= n_min * d) & (c2 > 0)
-        xs.append(np.log(variable(n_list, d)[keep]))
-        ys.append(np.log(c2[keep]))
-    x, y = np.concatenate(xs), np.concatenate(ys)
-    return float(np.sqrt(np.mean((y - np.polyval(np.polyfit(x, y, 2), x)) ** 2)))
+    (n_lo, v_lo), (n_hi, v_hi) = barrier[d_lo], barrier[d_hi]
+    if v_lo.shape[0] != v_hi.shape[0]:
+        raise ValueError("both dimensions need the same seeds")
+    keep = (n_lo >= n_min * d_lo) & (n_lo <= max_ratio * d_lo**2)
+    if not keep.any() or n_hi.size < 2:
+        raise ValueError("no point of d_lo in the window, or fewer than two points of d_hi")
+    if np.any(v_lo[:, keep, 1] <= 0) or np.any(v_hi[..., 1] <= 0):
+        raise ValueError("c2 must be positive for a log-log interpolation")
+    ln_hi = np.log(n_hi)
+    out = []
+    for s in range(v_lo.shape[0]):
+        lc = np.log(v_hi[s, :, 1])
+        gam = []
+        for n, c2 in zip(n_lo[keep], v_lo[s, keep, 1], strict=True):
+            i = int(np.clip(np.searchsorted(lc, np.log(c2)), 1, lc.size - 1))
+            ln_star = ln_hi[i - 1] + (np.log(c2) - lc[i - 1]) * (ln_hi[i] - ln_hi[i - 1]) / (
+                lc[i] - lc[i - 1])
+            gam.append((ln_star - np.log(n)) / np.log(d_hi / d_lo))
+        out.append(np.mean(gam))
+    return np.array(out)
 
 
 def c2_linear_fits(barrier: dict, max_ratio: float = 0.25, n_min: int = 4) -> np.ndarray:
@@ -411,7 +428,7 @@ def c2_linear_fits(barrier: dict, max_ratio: float = 0.25, n_min: int = 4) -> np
 
 def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
                    n_min: int = 4) -> np.ndarray:
-    r"""Seed means of a :func:`krr_barrier_sweep` in a window of sample sizes.
+    r"""Per-seed values of a :func:`krr_barrier_sweep` in a window of sample sizes.
 
     The window :math:`n_{\min}d\le n\le` ``max_ratio`` :math:`d^2`, where {prf:ref}`thm-ch1-gmmm`
     predicts that the degree-2 part is not learned.
@@ -419,7 +436,7 @@ def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
     Parameters
     ----------
     barrier : dict
-        Result of :func:`krr_barrier_sweep`.
+        Result of :func:`krr_barrier_sweep`, the same seeds at every dimension in the window.
     index : int
         0 for the risk, 1 for :math:`c_2`.
     max_ratio, n_min : float, int
@@ -427,14 +444,17 @@ def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
 
     Returns
     -------
-    ndarray
-        The seed means at every point of the window, all dimensions concatenated.
+    ndarray (seeds, points)
+        Every point of the window, all dimensions concatenated.
     """
     parts = []
     for d, (n_list, v) in barrier.items():
         keep = (n_list / d**2 <= max_ratio) & (n_list >= n_min * d)
-        parts.append(v[..., index].mean(0)[keep])
-    return np.concatenate(parts)
+        if keep.any():
+            parts.append(v[:, keep, index])
+    if len({p.shape[0] for p in parts}) > 1:
+        raise ValueError("the dimensions of the window have different numbers of seeds")
+    return np.concatenate(parts, axis=1)
 
 
 def risk_at_d_squared(barrier: dict) -> np.ndarray:

@@ -2,9 +2,11 @@ r"""Chapter 1, mean-field vs NTK: closed forms and the mean-field experiments.
 
 The odd part of bias-free ReLU kernels ({prf:ref}`thm-ch1-gmmm`), the best fit of the running
 target by neurons aligned with :math:`w_\star` ({prf:ref}`prop-ch1-aligned-bound`), the payoff
-experiment with the alignment of the trained neurons, and the finite-width fluctuation of the
-mean-field dynamics ({prf:ref}`thm-ch1-chaos`). Sweeps put the seeds on axis 0 and draw seed
-``s`` from ``stream(rng, s)`` of :mod:`lecnotes._validate`.
+experiment with the alignment of the trained neurons, the finite-width fluctuation of the
+mean-field dynamics ({prf:ref}`thm-ch1-chaos`), and the symmetry-reduced particle system
+against the full network on the population loss ({prf:ref}`prop-ch1-reduced-particles`).
+Sweeps put the seeds on axis 0 and draw seed ``s`` from ``stream(rng, s)`` of
+:mod:`lecnotes._validate`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ __all__ = [
     "chaos_sweep",
     "spread_slope",
     "width_correction",
+    "population_gradients",
+    "reduced_start",
+    "population_descent",
+    "reduction_sweep",
 ]
 
 
@@ -369,3 +375,170 @@ def width_correction(widths, values):
         factor = np.clip(1 - c * u, 1e-12, None)
         tilts.append(np.polyfit(lx, np.log(factor), 1)[0])
     return np.array(cs), float(np.mean(tilts))
+
+
+def population_gradients(W, a, w_star):
+    r"""Population risk of the mean-field ReLU network on the running target, and its gradients.
+
+    {prf:ref}`prop-ch1-reduced-particles`: for :math:`x\sim N(0,I_d)`, :math:`y = h_1(G)+h_2(G)`,
+    :math:`G = \langle w_\star,x\rangle` and :math:`f = \frac1m\sum_ka_k\,\mathrm{relu}(\langle
+    w_k,x\rangle)`, the risk :math:`R = \frac12\E(f-y)^2` is
+    :math:`\frac12(a^\top Ka/m^2 - 2a^\top F/m + 2)` with the arc-cosine kernel
+    :math:`K_{jk} = \frac{r_jr_k}{2\pi}(\sin\theta_{jk} + (\pi-\theta_{jk})\cos\theta_{jk})` and
+    :math:`F_k = \frac{\alpha_k}2 + \frac{\alpha_k^2}{2\sqrt\pi\,r_k}`
+    (:math:`r_k = \|w_k\|`, :math:`\alpha_k = \langle w_k,w_\star\rangle`, :math:`\theta_{jk}`
+    the angle of :math:`w_j,w_k`). The gradient of :math:`K_{jk}` in :math:`w_j` is
+    :math:`\frac1{2\pi}((\pi-\theta_{jk})w_k + r_k\sin\theta_{jk}\,w_j/r_j)`.
+
+    Parameters
+    ----------
+    W : array_like (m, D)
+        First layer (no zero row).
+    a : array_like (m,)
+        Second layer.
+    w_star : array_like (D,)
+        Unit direction of the target.
+
+    Returns
+    -------
+    (gW, ga, risk) : (ndarray (m, D), ndarray (m,), float)
+    """
+    W = V.finite_array(W, "W", ndim=2)
+    a = V.finite_array(a, "a", ndim=1)
+    w_star = V.finite_array(w_star, "w_star", ndim=1)
+    if a.size != W.shape[0] or w_star.size != W.shape[1]:
+        raise ValueError("W must be (m, D) with a of size m and w_star of size D")
+    m = a.size
+    r = np.linalg.norm(W, axis=1)
+    if np.any(r == 0):
+        raise ValueError("the rows of W must be non-zero")
+    C = np.clip((W @ W.T) / np.outer(r, r), -1.0, 1.0)
+    theta, S = np.arccos(C), np.sqrt(1.0 - C**2)
+    K = np.outer(r, r) * (S + (np.pi - theta) * C) / (2 * np.pi)
+    al = W @ w_star
+    F = al / 2 + al**2 / (2 * np.sqrt(np.pi) * r)
+    risk = 0.5 * (a @ K @ a / m**2 - 2 * a @ F / m + 2.0)
+    ga = (K @ a / m - F) / m
+    own = a * ((S * r[None, :]) @ a) / (2 * np.pi * r)
+    gF = (0.5 + al / (np.sqrt(np.pi) * r))[:, None] * w_star[None, :] \
+        - (al**2 / (2 * np.sqrt(np.pi) * r**3))[:, None] * W
+    gW = (((np.pi - theta) * np.outer(a, a)) @ W / (2 * np.pi) + own[:, None] * W) / m**2 \
+        - (a / m)[:, None] * gF
+    return gW, ga, float(risk)
+
+
+def reduced_start(W, a, w_star):
+    r"""The reduced particles of {prf:ref}`prop-ch1-reduced-particles` coupled to a network.
+
+    Each neuron keeps :math:`\alpha_k = \langle w_k,w_\star\rangle` and
+    :math:`\beta_k = \|w_k-\alpha_kw_\star\|`; its perpendicular direction is replaced by a
+    coordinate vector of its own, shared by the two neurons of a symmetric pair (neurons ``k``
+    and ``k + m/2`` of :func:`lecnotes.networks.init_params`).
+
+    Parameters
+    ----------
+    W : array_like (m, d)
+        First layer (symmetric pairs, ``m`` even).
+    a : array_like (m,)
+        Second layer.
+    w_star : array_like (d,)
+        Unit direction of the target.
+
+    Returns
+    -------
+    (Wr, e0, mask) : rows :math:`\alpha_ke_0+\beta_ke_{p(k)}` in dimension :math:`m/2+1`, the
+    direction :math:`e_0`, and the 0/1 mask of the two coordinates each neuron may use.
+    """
+    W = V.finite_array(W, "W", ndim=2)
+    w_star = V.finite_array(w_star, "w_star", ndim=1)
+    m = W.shape[0]
+    if m % 2 or len(a) != m:
+        raise ValueError("the reduction pairs neurons k and k + m/2: m must be even, a of size m")
+    al = W @ w_star
+    be = np.linalg.norm(W - np.outer(al, w_star), axis=1)
+    pair = np.arange(m) % (m // 2) + 1
+    Wr = np.zeros((m, m // 2 + 1))
+    Wr[:, 0] = al
+    Wr[np.arange(m), pair] = be
+    mask = np.zeros_like(Wr)
+    mask[:, 0], mask[np.arange(m), pair] = 1.0, 1.0
+    e0 = np.zeros(m // 2 + 1)
+    e0[0] = 1.0
+    return Wr, e0, mask
+
+
+def population_descent(W, a, w_star, eta0: float, steps: int, mask=None) -> np.ndarray:
+    r"""Mean-field gradient descent (step :math:`\eta_0m`) on the population risk; the risks.
+
+    With ``mask`` (from :func:`reduced_start`) the first-layer gradient is projected on each
+    neuron's two coordinates: the descent of the reduced risk of
+    {prf:ref}`prop-ch1-reduced-particles` in the variables :math:`(a_k,\alpha_k,\beta_k)`.
+
+    Parameters
+    ----------
+    W, a, w_star
+        As in :func:`population_gradients` (not modified).
+    eta0 : float
+        Step size before the factor m.
+    steps : int
+        Number of steps.
+    mask : array_like, optional
+        Same shape as ``W``.
+
+    Returns
+    -------
+    ndarray (steps + 1,)
+        The population risk after 0, 1, ..., ``steps`` steps.
+    """
+    eta = V.positive_float(eta0, "eta0") * len(a)
+    steps = V.positive_int(steps, "steps", minimum=0)
+    W, a = np.array(W, dtype=float), np.array(a, dtype=float)
+    out = np.zeros(steps + 1)
+    for t in range(steps + 1):
+        gW, ga, out[t] = population_gradients(W, a, w_star)
+        W -= eta * (gW if mask is None else gW * mask)
+        a -= eta * ga
+    return out
+
+
+def reduction_sweep(widths, seeds: int, steps: int, eta0: float = 0.5, d_ratio: int = 2,
+                    rng=None) -> np.ndarray:
+    r"""Full network against its reduced particles, same initialisation, several widths.
+
+    {prf:ref}`prop-ch1-reduced-particles`: for each width ``m`` (input dimension
+    ``d_ratio * m``) and seed, the symmetric initialisation of
+    :func:`lecnotes.networks.init_params` is trained by :func:`population_descent` in
+    dimension :math:`d` and, from the same :math:`(a_k,\alpha_k,\beta_k)`, as reduced particles.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        Even widths.
+    seeds : int
+        Initialisations per width.
+    steps : int
+        Gradient steps (time :math:`t = \eta_0\cdot` ``steps``).
+    eta0 : float
+        Step size before the factor m.
+    d_ratio : int
+        Input dimension over width.
+    rng : Generator, int or None
+        Random source (SPEC 7): seed ``s`` at width ``m`` from ``stream(rng, s, m)``.
+
+    Returns
+    -------
+    ndarray (seeds, len(widths), 2, steps + 1)
+        Risk curves of the full network (index 0) and of the reduced particles (index 1).
+    """
+    seeds = V.positive_int(seeds, "seeds")
+    d_ratio = V.positive_int(d_ratio, "d_ratio")
+    out = np.zeros((seeds, len(widths), 2, steps + 1))
+    for j, m in enumerate(widths):
+        d = d_ratio * int(m)
+        w_star = np.eye(d)[0]
+        for s in range(seeds):
+            W0, a0 = init_params(int(m), d, rng=V.stream(rng, s, int(m)))
+            out[s, j, 0] = population_descent(W0, a0, w_star, eta0, steps)
+            Wr, e0, mask = reduced_start(W0, a0, w_star)
+            out[s, j, 1] = population_descent(Wr, a0, e0, eta0, steps, mask)
+    return out
