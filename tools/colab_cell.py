@@ -62,8 +62,15 @@ def source(root: Path = ROOT) -> str:
         "import importlib, importlib.util, os, subprocess, sys",
         "",
         'if importlib.util.find_spec("lecnotes") is None:',
-        f'    _req = os.environ.get("LECNOTES_SOURCE", "{requirement(root)}")',
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", _req], check=True)',
+        # laid out as ruff format leaves it at the notebooks' 88 columns
+        # (tools/format_notebooks.py), so that the formatter and this tool agree
+        "    _req = os.environ.get(",
+        '        "LECNOTES_SOURCE",',
+        f'        "{requirement(root)}",',
+        "    )",
+        "    subprocess.run(",
+        '        [sys.executable, "-m", "pip", "install", "--quiet", _req], check=True',
+        "    )",
         "    importlib.invalidate_caches()",
     ])
 
