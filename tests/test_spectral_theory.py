@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from lecnotes import conditional_hermite as CH
 from lecnotes import preprocessing as S
 from lecnotes import rmt
 from lecnotes import spectral_theory as TH
@@ -47,11 +48,11 @@ def test_thresholds_known_values():
     # 1 - 1/y (Luo-Alghamdi-Lu) and the Mondelli-Montanari family: threshold 1/2 = delta_u
     assert TH.spectral_threshold("quadratic", LAL) == pytest.approx(0.5, abs=1e-3)
     assert TH.spectral_threshold("quadratic", "mondelli-montanari") == pytest.approx(0.5, abs=1e-3)
-    assert TH.weak_recovery_threshold("quadratic") == pytest.approx(0.5, abs=1e-9)
+    assert CH.weak_recovery_ratio("quadratic") == pytest.approx(0.5, abs=1e-9)
     # |u| has E[G^2 | Y] = Y^2: the same delta_u
-    assert TH.weak_recovery_threshold("abs") == pytest.approx(0.5, abs=1e-8)
+    assert CH.weak_recovery_ratio("abs") == pytest.approx(0.5, abs=1e-8)
     # the sign carries no second-moment information
-    assert TH.weak_recovery_threshold("sign") == math.inf
+    assert CH.weak_recovery_ratio("sign") == math.inf
 
 
 @pytest.mark.parametrize("delta0", [0.8, 2.0, 8.0])
@@ -71,7 +72,7 @@ def test_lal_top_eigenvalue_is_one_over_delta(delta):
 
 
 def test_cauchy_schwarz_lower_bound_on_thresholds():
-    du = TH.weak_recovery_threshold()
+    du = CH.weak_recovery_ratio("quadratic")
     for T in [S.trimmed(4.0), S.trimmed(7.0), S.trimmed_centred(7.0), S.mondelli_montanari(3.0),
               lambda y: np.minimum(y, 3.0)]:
         assert TH.spectral_threshold("quadratic", T) >= du - 1e-9

@@ -48,9 +48,8 @@ def test_figure_has_spectrum_and_overlap_panels():
     ax1, ax2 = fig.axes[:2]
     assert "spectrum" in ax1.get_title() and "overlap" in ax2.get_title()
     assert ax1.get_xlabel() and ax1.get_ylabel() and ax2.get_xlabel() and ax2.get_ylabel()
-    assert len(fig.legends) == 1                     # one legend, below both panels
-    labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert any("bulk density" in s for s in labels)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]   # one legend, outside
+    assert any("bulk density" in s for s in labels) and ax1.get_legend() is None
     fig2, _ = W.spectral_explorer_figure(3.0, "raw", d=80, fig=fig)
     assert fig2 is fig
     plt.close(fig)

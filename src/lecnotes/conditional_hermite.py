@@ -42,6 +42,7 @@ __all__ = [
     "check_kmax",
     "conditional_hermite_norms",
     "conditional_hermite",
+    "weak_recovery_ratio",
 ]
 
 
@@ -353,3 +354,31 @@ def conditional_hermite(link, k: int, noise: float = 0.0) -> Callable[[np.ndarra
 
     zeta.__doc__ = f"zeta_{k}(y) = E[h_{k}(G) | Y = y] for the link {phi!r}, noise {tau:g}"
     return zeta
+
+
+def weak_recovery_ratio(link, noise: float = 0.0) -> float:
+    r"""The weak-recovery ratio :math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]`.
+
+    Chapter 4, {eq}`eq-ch4-delta-u`: the smallest threshold :math:`\delta_c(T)` of any spectral
+    estimator :math:`D_T` (Cauchy-Schwarz, {prf:ref}`prop-threshold`), and for real phase
+    retrieval also the information-theoretic limit of every estimator
+    ({prf:ref}`thm-it-limit`). Since :math:`\mathbb E[G^2\mid Y]-1=\sqrt2\,\zeta_2(Y)`, it is
+    :math:`1/(2\,\mathbb E[\zeta_2(Y)^2])`, computed by :func:`conditional_hermite_norms`
+    (exact quadrature, no Monte Carlo). The one implementation used by
+    :mod:`lecnotes.spectral_theory` and :mod:`lecnotes.spectral_optimal_theory`.
+
+    Parameters
+    ----------
+    link : callable or str
+        The link :math:`\varphi`.
+    noise : float
+        Label-noise standard deviation :math:`\tau\ge0`.
+
+    Returns
+    -------
+    float
+        ``inf`` when :math:`\zeta_2\equiv0` (no second-order signal, e.g. the sign link);
+        ``1/2`` for phase retrieval, ``1`` for the ReLU link.
+    """
+    q = float(conditional_hermite_norms(link, 2, noise)[1])
+    return float("inf") if q <= 1e-14 else 1.0 / (2.0 * q)

@@ -13,23 +13,31 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from scipy.optimize import minimize_scalar
+from scipy.stats import norm
 
 from . import _validate as V
-from .conditional_hermite import conditional_hermite, conditional_hermite_norms
+from .conditional_hermite import conditional_hermite, weak_recovery_ratio
 from .linalg import lanczos_start
 from .preprocessing import label_weights
 from .targets import get_link
 
 __all__ = [
     "second_moment_z",
-    "weak_recovery_ratio",
     "threshold_optimal",
     "overlap_optimal",
     "EdgeSweep",
     "edge_sweep",
     "DescentResult",
     "spectral_then_descent",
+    "IndicatorThreshold",
+    "indicator_threshold",
+    "TransitionSweep",
+    "indicator_sweep",
+    "indicator_direct",
+    "crossings",
 ]
 
 
@@ -51,24 +59,6 @@ def second_moment_z(link):
     """
     zeta2 = conditional_hermite(link, 2)
     return lambda y: 1.0 + np.sqrt(2.0) * zeta2(np.asarray(y, dtype=float))
-
-
-def weak_recovery_ratio(link) -> float:
-    r"""The weak-recovery ratio :math:`\delta_u=1/\mathbb E[(z(Y)-1)^2]` ({eq}`eq-ch4-delta-u`).
-
-    Equal to :math:`1/(2\,\mathbb E[\zeta_2(Y)^2])`.
-
-    Parameters
-    ----------
-    link : str or callable
-
-    Returns
-    -------
-    float
-        ``inf`` when :math:`\zeta_2\equiv0` (no second-order signal).
-    """
-    q = float(conditional_hermite_norms(link, 2)[1])
-    return np.inf if q <= 0 else 1.0 / (2.0 * q)
 
 
 def threshold_optimal(link, delta):
@@ -147,8 +137,10 @@ def edge_sweep(delta, dims, seeds, T, link="quadratic", rng=None) -> EdgeSweep:
     r"""Matrix-free top eigenpair of :math:`D_T` ({eq}`eq-ch4-dt`) at one ratio, large ``d``.
 
     For the edge below the threshold ({prf:ref}`thm-spectral-asymptotics`): Lanczos
-    (:func:`scipy.sparse.linalg.eigsh`, relative tolerance :math:`10^{-6}`) on
-    :math:`v\mapsto X^\top(T(y)\odot Xv)/n`, :math:`w_\star=e_1`.
+    (:func:`scipy.sparse.linalg.eigsh`, relative tolerance :math:`10^{-5}`) on
+    :math:`v\mapsto X^\top(T(y)\odot Xv)/n` in single precision (data, weights and products
+    in float32: half the memory traffic of float64, and an eigenvalue error far below the
+    fluctuations it is compared with), :math:`w_\star=e_1`.
 
     Parameters
     ----------
@@ -174,15 +166,16 @@ def edge_sweep(delta, dims, seeds, T, link="quadratic", rng=None) -> EdgeSweep:
     for j, d in enumerate(dims):
         n = max(2, int(round(delta * d)))
         for s in range(seeds):
-            X = V.stream(base, int(d), s).standard_normal((n, int(d)))
-            y = np.asarray(phi(X[:, 0]), dtype=float)
-            t = label_weights(y, T, None)
+            X = V.stream(base, int(d), s).standard_normal((n, int(d)), dtype=np.float32)
+            y = np.asarray(phi(X[:, 0].astype(float)), dtype=float)
+            t = (label_weights(y, T, None) / n).astype(np.float32)
             op = spla.LinearOperator(
-                (d, d), matvec=lambda v, X=X, t=t, n=n: X.T @ (t * (X @ v)) / n, dtype=float)
-            val, vec = spla.eigsh(op, k=1, which="LA", tol=1e-6, ncv=40, maxiter=5000,
-                                  v0=lanczos_start(int(d)))
-            v = vec[:, 0]
-            a = (X @ v) ** 2 / np.einsum("ij,ij->i", X, X)
+                (d, d), matvec=lambda v, X=X, t=t: X.T @ (t * (X @ v.astype(np.float32))),
+                dtype=np.float32)
+            val, vec = spla.eigsh(op, k=1, which="LA", tol=1e-5, ncv=40, maxiter=5000,
+                                  v0=lanczos_start(int(d)).astype(np.float32))
+            v = vec[:, 0].astype(float)
+            a = (X @ v) ** 2 / np.einsum("ij,ij->i", X, X, dtype=float)
             i = int(np.argmax(a))
             out["top"][s, j], out["rho2"][s, j] = val[0], v[0] ** 2
             out["align"][s, j], out["label"][s, j] = a[i], y[i]
@@ -268,3 +261,200 @@ def spectral_then_descent(d, delta, seeds, T, steps: int = 300, step: float = 0.
         error[s] = min(np.hypot(w[0] - 1, np.linalg.norm(w[1:])),
                        np.hypot(w[0] + 1, np.linalg.norm(w[1:])))
     return DescentResult(init, final, error, path)
+
+
+class IndicatorThreshold(NamedTuple):
+    r"""Closed form of the indicator preprocessing :math:`T(y)=\mathbb 1\{y>\tau\}` (phase
+    retrieval): selected fraction ``q``, spike ``ell`` of the selected rows, threshold
+    ``delta_c`` :math:`=1/(q\ell^2)` ({eq}`eq-ch4-indicator-threshold`)."""
+
+    tau: float
+    q: float
+    ell: float
+    delta_c: float
+
+
+def indicator_threshold(tau=None) -> IndicatorThreshold:
+    r"""Threshold of :math:`T(y)=\mathbb 1\{y>\tau\}` for real phase retrieval, in closed form.
+
+    Chapter 4, {eq}`eq-ch4-indicator-threshold`. With :math:`a=\sqrt\tau`, the selected rows
+    (:math:`|G|>a`, a fraction :math:`q=2\bar\Phi(a)`) have covariance
+    :math:`I+\ell e_1e_1^\top`, :math:`\ell=\mathbb E[G^2\mid|G|>a]-1=2a\varphi(a)/q`, so
+    :math:`D_T` is :math:`q` times a spiked Wishart matrix with aspect ratio
+    :math:`\gamma=1/(q\delta)`, whose BBP threshold :math:`\ell=\sqrt\gamma` gives
+    :math:`\delta_c=1/(q\ell^2)`.
+
+    Parameters
+    ----------
+    tau : float or None
+        Level; ``None`` takes the level that minimises :math:`\delta_c` (about 2.686).
+
+    Returns
+    -------
+    IndicatorThreshold
+    """
+    def of(a):
+        q = 2.0 * norm.sf(a)
+        ell = 2.0 * a * norm.pdf(a) / q
+        return q, ell, 1.0 / (q * ell * ell)
+
+    if tau is None:
+        a = minimize_scalar(lambda a: of(a)[2], bounds=(0.5, 3.0), method="bounded",
+                            options={"xatol": 1e-10}).x
+    else:
+        a = np.sqrt(V.positive_float(tau, "tau"))
+    q, ell, dc = of(a)
+    return IndicatorThreshold(float(a * a), float(q), float(ell), float(dc))
+
+
+class TransitionSweep(NamedTuple):
+    """:func:`indicator_sweep`: ``ratios`` :math:`\\delta/\\delta_c`, ``dims``, and arrays of
+    shape (len(dims), seeds, len(ratios)): top eigenvalue of :math:`D_T` and squared overlap."""
+
+    ratios: np.ndarray
+    dims: np.ndarray
+    top: np.ndarray
+    rho2: np.ndarray
+
+
+def indicator_sweep(ratios, dims, seeds, tau=None, rng=None) -> TransitionSweep:
+    r"""Top eigenpair of :math:`D_T`, :math:`T=\mathbb 1\{y>\tau\}`, near its threshold, exactly.
+
+    Chapter 4, {ref}`sec-ch4-transition`. Conditionally on the labels, the non-zero spectrum of
+    :math:`nD_T=X_+^\top X_+` (the :math:`m\sim\mathrm{Bin}(n,q)` selected rows) is that of the
+    :math:`m\times m` Gram matrix :math:`\|g\|^2e_1e_1^\top+ZZ^\top` after a rotation taking the
+    selected :math:`G`'s to :math:`\|g\|e_1`, with :math:`ZZ^\top` a Wishart
+    :math:`W_m(I,d-1)`. Its Dumitriu-Edelman bidiagonal form :math:`BB^\top`
+    (:math:`B_{ii}\sim\chi_{d-i}`, :math:`B_{i+1,i}\sim\chi_{m-i}`) keeps :math:`e_1` fixed, so
+    the matrix is tridiagonal and :math:`\rho^2=\|g\|^2u_1^2/\lambda` for its top eigenpair
+    :math:`(\lambda,u)` ({eq}`eq-ch4-tridiagonal`). Exact in law, :math:`O(m)` memory; each
+    :math:`(d,\delta,\text{seed})` is an independent data set.
+
+    Parameters
+    ----------
+    ratios : array_like
+        :math:`\delta/\delta_c`, positive.
+    dims : sequence of int
+        Dimensions (``d - 1 >= m`` is required: :math:`q\delta<1`).
+    seeds : int
+    tau : float or None
+        As in :func:`indicator_threshold`.
+    rng : Generator, int or None
+        Dimension ``d`` and ratio index ``j`` draw their seeds, in order, from
+        ``V.stream(rng, d, j)``.
+
+    Returns
+    -------
+    TransitionSweep
+    """
+    ratios = V.finite_array(ratios, "ratios", ndim=1)
+    if ratios.size == 0 or np.any(ratios <= 0):
+        raise ValueError("ratios must be positive")
+    dims = np.array([V.positive_int(d, "d", minimum=8) for d in dims])
+    seeds = V.positive_int(seeds, "seeds")
+    th = indicator_threshold(tau)
+    base = V.generator(rng)
+    top = np.empty((dims.size, seeds, ratios.size))
+    rho2 = np.empty_like(top)
+    for i, d in enumerate(dims):
+        for j, r in enumerate(ratios):
+            n = max(2, int(round(r * th.delta_c * d)))
+            g = V.stream(base, int(d), j)
+            for s in range(seeds):
+                m = max(1, int(g.binomial(n, th.q)))
+                if m > d - 1:
+                    raise ValueError(f"more selected rows ({m}) than d - 1 = {d - 1}")
+                g2 = np.sum(norm.isf(g.uniform(size=m) * th.q / 2) ** 2)   # |G| > a
+                diag2 = g.chisquare(d - 1 - np.arange(m))
+                sub2 = g.chisquare(m - 1 - np.arange(m - 1))
+                main = diag2.copy()
+                main[1:] += sub2
+                main[0] += g2
+                val, vec = sla.eigh_tridiagonal(main, np.sqrt(sub2 * diag2[:-1]), select="i",
+                                                select_range=(m - 1, m - 1))
+                top[i, s, j] = val[0] / n
+                rho2[i, s, j] = g2 * vec[0, 0] ** 2 / val[0]
+    return TransitionSweep(ratios, dims, top, rho2)
+
+
+def indicator_direct(delta, d, seeds, tau=None, rng=None):
+    r"""The same top eigenpair from Gaussian data (the check of :func:`indicator_sweep`).
+
+    :math:`X\in\mathbb R^{n\times d}` with :math:`w_\star=e_1`, :math:`y=G^2`; the top eigenpair
+    of :math:`D_T=X_+^\top X_+/n` through the Gram matrix of the selected rows.
+
+    Parameters
+    ----------
+    delta : float
+    d, seeds : int
+    tau : float or None
+    rng : Generator, int or None
+        Seed ``s`` draws from ``V.stream(rng, s)``.
+
+    Returns
+    -------
+    top, rho2 : ndarray of shape (seeds,)
+    """
+    delta = V.positive_float(delta, "delta")
+    d = V.positive_int(d, "d", minimum=2)
+    seeds = V.positive_int(seeds, "seeds")
+    th = indicator_threshold(tau)
+    n = max(2, int(round(delta * d)))
+    base = V.generator(rng)
+    top, rho2 = np.empty(seeds), np.empty(seeds)
+    for s in range(seeds):
+        X = V.stream(base, s).standard_normal((n, d))
+        Xs = X[X[:, 0] ** 2 > th.tau]
+        val, u = np.linalg.eigh(Xs @ Xs.T)
+        v = Xs.T @ u[:, -1]
+        top[s], rho2[s] = val[-1] / n, v[0] ** 2 / (v @ v)
+    return top, rho2
+
+
+def crossings(ratios, curves, n_boot: int = 400, rng=None):
+    r"""Where the mean curves of successive dimensions cross, with a bootstrap error.
+
+    Chapter 4, {ref}`sec-ch4-transition`: for finite-size scaling
+    :math:`d^{1/3}\rho^2\approx F((\delta/\delta_c-1)d^{1/3})` the curves of
+    :math:`d^{1/3}\rho^2` against :math:`\delta/\delta_c` of all :math:`d` cross at 1. For each
+    pair of successive dimensions: the crossing of the two mean curves nearest to 1 (linear
+    interpolation of their difference), and its standard deviation over bootstrap resamples
+    of the seeds (resamples without a crossing are dropped and counted).
+
+    Parameters
+    ----------
+    ratios : array_like, shape (k,)
+    curves : array_like, shape (len(dims), seeds, k)
+        Scaled values per dimension and seed.
+    n_boot : int
+    rng : Generator, int or None
+
+    Returns
+    -------
+    cross, se, missing : ndarray of shape (len(dims) - 1,)
+        Crossings, bootstrap errors, fraction of resamples with no crossing.
+    """
+    ratios = V.finite_array(ratios, "ratios", ndim=1)
+    curves = V.finite_array(curves, "curves", ndim=3)
+    if curves.shape[2] != ratios.size or curves.shape[0] < 2:
+        raise ValueError("curves must have shape (>= 2 dims, seeds, len(ratios))")
+    gen = V.generator(rng)
+
+    def cross(m1, m2):
+        diff = m2 - m1
+        idx = np.nonzero(np.diff(np.sign(diff)) != 0)[0]
+        if idx.size == 0:
+            return np.nan
+        xs = ratios[idx] - diff[idx] * (ratios[idx + 1] - ratios[idx]) / (diff[idx + 1] - diff[idx])
+        return xs[np.argmin(np.abs(xs - 1.0))]
+
+    k, seeds = curves.shape[0], curves.shape[1]
+    out, se, miss = np.empty(k - 1), np.empty(k - 1), np.empty(k - 1)
+    for i in range(k - 1):
+        out[i] = cross(curves[i].mean(axis=0), curves[i + 1].mean(axis=0))
+        boot = np.array([cross(curves[i][gen.integers(0, seeds, seeds)].mean(axis=0),
+                               curves[i + 1][gen.integers(0, seeds, seeds)].mean(axis=0))
+                         for _ in range(n_boot)])
+        miss[i] = np.mean(np.isnan(boot))
+        se[i] = np.nanstd(boot, ddof=1) if miss[i] < 1 else np.inf
+    return out, se, miss

@@ -4,7 +4,8 @@ The exact asymptotics of the top eigenpair of :math:`D_T=\frac1n\sum_i T(y_i)x_i
 (Lu & Li; Mondelli & Montanari): :func:`spectral_overlap`, :func:`spectral_threshold`,
 :func:`spectral_functions`, the limiting bulk (a generalised Marchenko-Pastur law)
 :func:`bulk_density`, :func:`bulk_edge`, the mean matrix :func:`mean_matrix_coefficients`, and
-the optimal threshold over all preprocessings :func:`weak_recovery_threshold`. The plain
+the optimal threshold over all preprocessings
+:func:`lecnotes.conditional_hermite.weak_recovery_ratio` (foundation tier). The plain
 Marchenko-Pastur law is :func:`lecnotes.rmt.marchenko_pastur_density`.
 
 Conventions (book, *Notation*): :math:`x_i\sim N(0,I_d)`, :math:`\|w_\star\|=1`,
@@ -34,7 +35,6 @@ import numpy as np
 from scipy.optimize import brentq
 
 from . import _validate as V
-from .conditional_hermite import conditional_hermite_norms
 from .preprocessing import (
     G_CUTOFF,
     LabelLaw,
@@ -55,7 +55,6 @@ __all__ = [
     "bulk_edge",
     "bulk_density",
     "mean_matrix_coefficients",
-    "weak_recovery_threshold",
     "threshold_by_bisection",
 ]
 
@@ -410,7 +409,7 @@ def spectral_threshold(link, T=None, *, breakpoints=(), tol: float = 1e-6) -> fl
     :math:`K(\sup T)\ge0`) the edge sits at :math:`\bar\lambda=\sup T` and
     :math:`\delta_c=1/\mathbb E[S\,\mathrm{He}_2(G)]|_{\lambda=\sup T}`. By Cauchy-Schwarz
     :math:`\delta_c\ge1/\mathbb E[(\mathbb E[G^2|Y]-1)^2]` ({eq}`eq-ch4-delta-u`,
-    :func:`weak_recovery_threshold`).
+    :func:`lecnotes.conditional_hermite.weak_recovery_ratio`).
 
     Parameters
     ----------
@@ -566,35 +565,3 @@ def mean_matrix_coefficients(link, T=None, *, breakpoints=()) -> MeanMatrix:
         )
     m = law.expect(lambda t, g: np.stack([t, t * (g * g - 1.0)], axis=-1))
     return MeanMatrix(float(m[0]), float(m[1]))
-
-
-def weak_recovery_threshold(link="quadratic") -> float:
-    r""":math:`\delta_u=1/\mathbb E[(\mathbb E[G^2\mid Y]-1)^2]`, {eq}`eq-ch4-delta-u` (chapter 4).
-
-    The smallest threshold of any spectral estimator :math:`D_T` (the infimum of
-    :func:`spectral_threshold` over :math:`T`, by Cauchy-Schwarz; reached by the preprocessing
-    with :math:`T/(\bar\lambda-T)\propto\mathbb E[G^2\mid Y]-1`, for phase retrieval the
-    Mondelli-Montanari :math:`T_\delta`), and for real phase retrieval also the
-    information-theoretic weak-recovery threshold of every estimator (Mondelli & Montanari
-    2018). Computed from :math:`\mathbb E[\zeta_2(Y)^2]`, :math:`\zeta_2=\mathbb E[h_2(G)\mid Y]
-    =(\mathbb E[G^2\mid Y]-1)/\sqrt2`, by
-    :func:`lecnotes.conditional_hermite.conditional_hermite_norms` (exact quadrature, no Monte
-    Carlo). Returns ``inf`` when :math:`\zeta_2\equiv0` (no second-moment signal, e.g. for the
-    sign link).
-
-    Examples: ``quadratic`` gives 1/2 (:math:`\mathbb E[G^2|Y]=Y`); see
-    {prf:ref}`thm-it-limit`.
-
-    Parameters
-    ----------
-    link : str or callable
-
-    Returns
-    -------
-    float
-    """
-
-    q = float(conditional_hermite_norms(link, 2)[1])
-    if q <= 1e-14:
-        return math.inf
-    return 1.0 / (2.0 * q)

@@ -224,9 +224,9 @@ def spectral_explorer_figure(delta=3.0, preprocessing="trimmed", d=400, seed=0, 
 
     st = spectral_explorer_state(delta, preprocessing, d, seed)
     if fig is None:
-        fig = plt.figure(figsize=(7.5, 4.2))
+        fig = plt.figure(figsize=(7.5, 3.9))
     fig.clf()
-    fig.set_layout_engine("constrained")   # room for the one legend below the panels
+    fig.set_layout_engine("constrained")    # for the legend outside the panels
     ax1, ax2 = fig.subplots(1, 2)
     ev = st.eigenvalues
     lo = float(np.quantile(ev, 0.01))
@@ -247,7 +247,7 @@ def spectral_explorer_figure(delta=3.0, preprocessing="trimmed", d=400, seed=0, 
     ax1.plot([st.top], [0], marker="v", color="#D55E00", ms=9, ls="",
              label="top eigenvalue (simulation)", clip_on=False)
     ax1.set(xlabel="eigenvalue", ylabel="density",
-            title=f"spectrum, T = {st.preprocessing},\n$\\delta$ = {st.delta:g}")
+            title=f"spectrum, $\\delta$ = {st.delta:g}")
     if st.bounded:
         ax2.plot(st.curve_deltas, st.curve_rho2, "k-", lw=1.2, label="theory")
         if math.isfinite(st.threshold):
@@ -258,13 +258,10 @@ def spectral_explorer_figure(delta=3.0, preprocessing="trimmed", d=400, seed=0, 
                  transform=ax2.transAxes, ha="center", fontsize=9)
     ax2.plot([st.delta], [st.rho2], "o", color="#D55E00", ms=7, label="simulation")
     ax2.set(xscale="log", xlabel=r"$\delta = n/d$", ylabel=r"$\rho^2$", ylim=(-0.02, 1.02),
-            title="squared overlap\nof the top eigenvector")
-    handles, labels = [], []
-    for ax in (ax1, ax2):
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            handles.append(h)
-            labels.append(lab)
-    fig.legend(handles, labels, loc="outside lower center", ncol=2)
+            title=f"overlap, T = {st.preprocessing}")
+    h1, l1 = ax1.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    fig.legend(h1 + h2, l1 + l2, loc="outside lower center", ncol=3)
     return fig, st
 
 
