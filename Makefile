@@ -67,10 +67,12 @@ book-strict: install
 
 check: install-dev
 	$(DEV)/ruff check .
+	$(DEV)/python tools/format_notebooks.py --check
 	$(DEV)/python -m pytest -m "not slow" -n $(JOBS) --dist worksteal -q
 
 lint: install-dev
 	$(DEV)/ruff check .
+	$(DEV)/python tools/format_notebooks.py --check
 
 chapter: install install-dev
 	@test -n "$(CH)" || { echo "usage: make chapter CH=6"; exit 2; }

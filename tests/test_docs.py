@@ -210,3 +210,44 @@ def test_display_tag_rules():
     assert cell_tags.display_tag("%timeit f()") is None
     colab_cell = load_tool("colab_cell")  # plumbing that prints nothing in the book
     assert cell_tags.display_tag(colab_cell.source()) == "remove-input"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_chapter_mentions_are_links(path):
+    """Every "chapter N" of the prose links to that chapter (tools/chapter_links.py)."""
+    links = load_tool("chapter_links")
+    src = path.read_text()
+    files = links.chapter_files()
+    own = int(path.name[:2])
+    for cell in json.loads(src)["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"])
+            assert links.link_mentions(text, files, own=own) == text, (
+                f"{path.name}: a chapter mention is not a link; run tools/chapter_links.py")
+
+
+def test_chapter_links_rules():
+    links = load_tool("chapter_links")
+    files = {0: "00_a.ipynb", 3: "03_b.ipynb", 6: "06_c.ipynb"}
+    text = ("see chapter 3, chapters 0-3 and `chapter 6` or $chapter 6$; "
+            "[chapter 3](x.ipynb) stays; chapter 6 is this one")
+    assert links.link_mentions(text, files, own=6) == (
+        "see [chapter 3](03_b.ipynb), chapters [0](00_a.ipynb)-[3](03_b.ipynb) and "
+        "`chapter 6` or $chapter 6$; [chapter 3](x.ipynb) stays; chapter 6 is this one")
+
+
+FIGSIZE = re.compile(r"figsize=\(\s*([0-9.]+)\s*,")
+FONTSIZE = re.compile(r"fontsize=([0-9.]+)")
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_figures_fit_the_column_and_their_text_is_legible(path):
+    """Figures at most plotting.MAX_WIDTH wide (shown 1:1 in the text column), no text set
+    below plotting.MIN_FONT_PT (issue 27; the page test measures the result in a browser)."""
+    from lecnotes import plotting
+
+    code = "\n".join(_cells(path, "code"))
+    wide = [float(w) for w in FIGSIZE.findall(code) if float(w) > plotting.MAX_WIDTH]
+    small = [float(s) for s in FONTSIZE.findall(code) if float(s) < plotting.MIN_FONT_PT]
+    assert not wide, f"{path.name}: figures wider than {plotting.MAX_WIDTH} in: {wide}"
+    assert not small, f"{path.name}: text smaller than {plotting.MIN_FONT_PT} pt: {small}"
