@@ -30,7 +30,7 @@ export MKL_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
-        install-dev student-edition assignments benchmarks robustness pdf test-pdf
+        install-dev student-edition assignments benchmarks robustness pdf test-pdf audit
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).
@@ -122,6 +122,10 @@ pdf: install
 
 test-pdf: pdf install-dev
 	$(DEV)/python -m pytest -m slow -q tests/test_pdf.py
+
+# the axe-core accessibility audit of every built page (tests/test_accessibility.py); slow
+audit: install install-dev
+	LECNOTES_AUDIT=1 $(DEV)/python -m pytest -m slow -q tests/test_accessibility.py
 
 benchmarks: install
 	$(BIN)/python benchmarks/run.py

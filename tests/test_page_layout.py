@@ -78,7 +78,9 @@ _MATH = """(() => {
     if (el.offsetParent === null) return;
     const o = getComputedStyle(el).overflowX;
     const text = (el.textContent || '').trim().slice(0, 50);
-    if ((o === 'hidden' || o === 'clip') && el.scrollWidth > el.clientWidth + 4)
+    const m = el.querySelector('mjx-container');   // scrollWidth also counts hidden markup
+    const width = m ? m.getBoundingClientRect().width : el.scrollWidth;
+    if ((o === 'hidden' || o === 'clip') && width > el.clientWidth + 4)
       bad.push(`clipped: ${text}`);
     else if (el.getBoundingClientRect().right > right + 2 && !scrolls(el))
       bad.push(`past the column: ${text}`);

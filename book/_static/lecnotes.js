@@ -35,6 +35,33 @@
   }
 })();
 
+// Inline formulas wider than their box (a phone) scroll instead of being clipped: the class
+// lecnotes-wide-math (lecnotes.css) is set on those, once MathJax has typeset the page and
+// again when the window changes size.
+(function () {
+  function mark() {
+    document.querySelectorAll("span.math").forEach(function (e) {
+      // the typeset formula's width (scrollWidth also counts MathJax's hidden speech markup)
+      var m = e.querySelector("mjx-container");
+      var width = m ? m.getBoundingClientRect().width : e.scrollWidth;
+      e.classList.toggle("lecnotes-wide-math", width > e.clientWidth + 4);
+    });
+  }
+  function whenTypeset() {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(mark);
+    } else {
+      mark();
+    }
+  }
+  window.addEventListener("resize", mark);
+  if (document.readyState === "complete") {
+    whenTypeset();
+  } else {
+    window.addEventListener("load", whenTypeset);
+  }
+})();
+
 // Open the folded block (a <details>: a chapter's table in the claims ledger, a cell's claims)
 // that holds the element a link points at, then scroll to it. Added to every page by
 // book/_ext/claims_ledger.py.
