@@ -1,5 +1,8 @@
 """Tests of lecnotes.plotting."""
 
+import base64
+import hashlib
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -110,3 +113,91 @@ def test_table_formats_cells_and_renders_html_and_text():
     assert repr(t).splitlines()[1].split() == ["d", "cos^2"]
     with pytest.raises(ValueError):
         plotting.Table(["a", "b"], [[1]])
+
+
+def _three_panels(sharey=True):
+    fig, axes = plt.subplots(1, 3, figsize=(7.5, 2.8), layout="constrained", sharey=sharey)
+    for i, ax in enumerate(axes):
+        ax.plot([0, 1], [0, i], label="simulation")
+        ax.errorbar([0, 1], [i, 0], yerr=[0.1, 0.1], label="theory")
+        ax.set_title(f"panel {i}")
+    axes[0].set_ylabel("overlap")
+    plotting.shared_legend(fig, ncol=4)
+    return fig, axes
+
+
+def test_phone_layout_stacks_the_panels_in_reading_order():
+    plotting.use_style()
+    fig, axes = _three_panels()
+    assert plotting.phone_layout(fig)
+    fig.canvas.draw()
+    assert fig.get_size_inches()[0] == pytest.approx(plotting.PHONE_WIDTH)
+    boxes = [ax.get_position() for ax in axes]
+    assert all(abs(b.x0 - boxes[0].x0) < 1e-6 for b in boxes)     # one column
+    assert boxes[0].y0 > boxes[1].y0 > boxes[2].y0                 # panel 0 on top
+    # the shared y axis is labelled on every panel once they are no longer side by side
+    assert all(ax.get_ylabel() == "overlap" for ax in axes)
+    assert all(t.get_visible() for t in axes[2].get_yticklabels() if t.get_text())
+    (legend,) = fig.legends                                        # one legend, 2 columns
+    assert legend._ncols == 2
+    assert [t.get_text() for t in legend.get_texts()] == ["simulation", "theory"]
+    # every panel and the legend fit in the phone's width
+    width = fig.get_size_inches()[0] * fig.dpi
+    renderer = fig.canvas.get_renderer()
+    assert legend.get_window_extent(renderer).width < width
+    plt.close(fig)
+
+
+def test_phone_layout_keeps_a_single_panel_and_declines_spanning_panels():
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.plot([0, 1], [0, 1])
+    assert plotting.phone_layout(fig)
+    assert fig.get_size_inches()[0] == pytest.approx(plotting.PHONE_WIDTH)
+    plt.close(fig)
+    fig = plt.figure(layout="constrained")
+    grid = fig.add_gridspec(2, 2)
+    fig.add_subplot(grid[0, :])
+    fig.add_subplot(grid[1, 0])
+    assert not plotting.phone_layout(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="width"):
+        plotting.phone_layout(plt.figure(), width=0)
+
+
+def test_phone_variant_is_sent_beside_the_png_in_a_kernel():
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython()
+    plotting._register_phone_formatter(shell)
+    plotting._register_phone_formatter(shell)                      # idempotent
+    fig, _ = _three_panels()
+    data, metadata = shell.display_formatter.format(fig)
+    png = base64.b64decode(data[plotting.PHONE_MIME])
+    assert png.startswith(b"\x89PNG")
+    assert metadata[plotting.PHONE_MIME]["width"] < 420            # 3.4 in at 110 dpi, tight
+    assert shell.display_formatter.format(object())[0].get(plotting.PHONE_MIME) is None
+    plt.close(fig)
+
+
+def test_the_book_serves_the_phone_variant_below_the_breakpoint():
+    from pathlib import Path
+
+    import nbformat
+    from _tools import load_tool
+
+    ext = load_tool("phone_figures", Path(__file__).resolve().parents[1] / "book" / "_ext")
+    wide, phone = b"\x89PNG wide", b"\x89PNG phone"
+    name = hashlib.sha256(wide).hexdigest() + ".png"
+    output = nbformat.v4.new_output("display_data", data={
+        "image/png": base64.b64encode(wide).decode(),
+        plotting.PHONE_MIME: base64.b64encode(phone).decode(),
+        "text/plain": "<Figure>"})
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[output])])
+    assert ext.phone_variants(nb) == {name: phone}
+    page = (f'<p>x</p><img alt="A figure" src="../_images/{name}" style="width: 837px;" />'
+            f'<img alt="other" src="../_images/{"0" * 64}.png" />')
+    html, count = ext.wrap_images(page, {name: "../_images/phone/p.png"})
+    assert count == 1
+    assert (f'<picture class="lecnotes-phone"><source media="{ext.BREAKPOINT}" '
+            f'srcset="../_images/phone/p.png 2x" /><img alt="A figure"') in html
+    assert html.endswith(f'<img alt="other" src="../_images/{"0" * 64}.png" />')

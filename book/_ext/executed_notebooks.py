@@ -16,6 +16,8 @@ import nbformat
 from execution_cache import cache_path
 from sphinx.util import logging
 
+from lecnotes.plotting import PHONE_MIME
+
 logger = logging.getLogger(__name__)
 
 FOLDER = "_downloads/executed"
@@ -58,6 +60,9 @@ def _write(app, exception):
             logger.warning("executed notebooks: %s has no cached execution; its page links to "
                            "a missing executed notebook", doc)
             continue
+        for cell in merged.cells:    # the phone variants of the figures are the book's
+            for output in cell.get("outputs", []):
+                output.get("data", {}).pop(PHONE_MIME, None)
         nbformat.write(merged, out / f"{src.stem}.ipynb")
 
 

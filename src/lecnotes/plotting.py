@@ -2,11 +2,19 @@
 
 Figures are drawn on an opaque white background with dark ink so that they read the same in
 the light and the dark theme of the HTML book, with a colour-blind-safe palette (Okabe-Ito).
+
+A figure of the book is at most :data:`MAX_WIDTH` wide, which a desktop column shows 1:1. A
+phone's column is less than half as wide, which would shrink 9 pt text to 5 px. So, in a
+notebook, every figure is also sent as a *phone variant* (:func:`phone_layout`: the same
+panels one below the other, :data:`PHONE_WIDTH` wide) under the MIME type
+:data:`PHONE_MIME`. Jupyter and Colab ignore that type and show the usual PNG; the book's
+``phone_figures`` extension serves the variant to narrow screens.
 """
 
 from __future__ import annotations
 
 import html
+import math
 
 import matplotlib as mpl
 import numpy as np
@@ -22,6 +30,9 @@ __all__ = [
     "Table",
     "MAX_WIDTH",
     "MIN_FONT_PT",
+    "PHONE_WIDTH",
+    "PHONE_MIME",
+    "phone_layout",
 ]
 
 
@@ -30,6 +41,13 @@ MAX_WIDTH = 7.5
 
 MIN_FONT_PT = 9
 """Smallest text in a figure, in points at the nominal size (legends, ticks)."""
+
+PHONE_WIDTH = 3.4
+"""Width of a figure's phone variant, in inches: at the style's 110 dpi it is 374 px, shown at
+0.9 or more of its size in the 340 px column of a 390 px phone."""
+
+PHONE_MIME = "application/vnd.lecnotes.phone+png"
+"""MIME type of the phone variant of a figure in a notebook's outputs (base64 PNG)."""
 
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
 """Okabe-Ito colours, distinguishable with the common colour-vision deficiencies."""
@@ -79,6 +97,124 @@ def use_style() -> None:
     shell = get_ipython()
     if shell is not None and "IPKernelApp" in shell.config:   # a notebook kernel
         shell.run_line_magic("config", "InlineBackend.figure_formats = ['retina']")
+        _register_phone_formatter(shell)
+
+
+def _register_phone_formatter(shell) -> None:
+    """Send every displayed figure's phone variant too (after its PNG, see the module).
+
+    The formatter answers for figures itself rather than through ``for_type``: the inline
+    backend drops every formatter's figure printer when pyplot is first imported.
+    """
+    from IPython.core.formatters import BaseFormatter
+    from matplotlib.figure import Figure
+
+    class PhoneFormatter(BaseFormatter):
+        def __call__(self, obj):
+            return _phone_png(obj) if isinstance(obj, Figure) else None
+
+    formatters = shell.display_formatter.formatters
+    if PHONE_MIME not in formatters:   # after image/png: the wide PNG is drawn first
+        formatters[PHONE_MIME] = PhoneFormatter(parent=shell.display_formatter,
+                                                format_type=PHONE_MIME)
+
+
+def _phone_png(fig):
+    """The phone variant of ``fig`` as base64 retina PNG, or None when it has no layout."""
+    from IPython.core.pylabtools import retina_figure
+
+    try:
+        if not phone_layout(fig):
+            return None
+        return retina_figure(fig, base64=True)
+    except Exception:   # noqa: BLE001 - a figure without a phone variant is shown as it is
+        return None
+
+
+def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
+    """Lay ``fig`` out again, in place, for a phone: its panels one below the other.
+
+    The panels of a grid (one cell each; twin axes and colour bars follow their panel) are
+    stacked in reading order in one column ``width`` inches wide, each keeping its aspect
+    within 1.8-2.5 in of height; tick labels hidden by a shared axis are shown again. Legends
+    of the figure are redrawn below the panels in at most two columns. A figure whose panels
+    span several cells of a grid of more than one column is left as it is.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure drawn with ``layout="constrained"`` (or with one panel).
+    width : float
+        Width of the phone variant, in inches.
+
+    Returns
+    -------
+    bool
+        Whether ``fig`` was laid out for the phone (False: it has no panel, or spanning ones).
+    """
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width}")
+    panels = [ax for ax in fig.axes
+              if ax.get_subplotspec() is not None and not hasattr(ax, "_colorbar")]
+    if not panels:
+        return False
+    specs = [ax.get_subplotspec() for ax in panels]
+    gs = specs[0].get_gridspec()
+    rows, cols = gs.get_geometry()
+    if cols > 1 and (any(s.get_gridspec() is not gs for s in specs)
+                     or any(len(s.rowspan) != 1 or len(s.colspan) != 1 for s in specs)):
+        return False
+    engine = fig.get_layout_engine()
+    if engine is None or "Constrained" not in type(engine).__name__:
+        if len(panels) < len(fig.axes):    # colour bars laid out by another engine
+            return False
+        fig.set_layout_engine("constrained")
+    old_w, old_h = fig.get_size_inches()
+    panel_h = float(np.clip(width * (old_h / rows) / (old_w / cols), 1.8, 2.5))
+    cells = sorted({(s.rowspan.start, s.colspan.start) for s in specs})
+    if cols > 1:
+        stack = fig.add_gridspec(len(cells), 1)
+        for ax, s in zip(panels, specs, strict=True):
+            ax.set_subplotspec(stack[cells.index((s.rowspan.start, s.colspan.start))])
+        _label_shared_axes(panels)
+    height = panel_h * (len(cells) if cols > 1 else rows)
+    for legend in list(fig.legends):
+        height += _narrow_legend(fig, legend)
+    if fig.get_suptitle():
+        height += 0.3
+    fig.set_size_inches(width, height)
+    return True
+
+
+def _label_shared_axes(panels) -> None:
+    """Stacked panels each show their shared axes' tick labels, and their label if unset."""
+    for ax in panels:
+        for axis, shared in (("x", ax.get_shared_x_axes()), ("y", ax.get_shared_y_axes())):
+            siblings = shared.get_siblings(ax)
+            if len(siblings) < 2 or getattr(ax, f"{axis}axis").get_label_position() not in (
+                    "left", "bottom"):
+                continue
+            ax.tick_params(axis=axis, **{"labelleft" if axis == "y" else "labelbottom": True})
+            get = f"get_{axis}label"
+            if not getattr(ax, get)():
+                label = next((getattr(s, get)() for s in siblings if getattr(s, get)()), "")
+                getattr(ax, f"set_{axis}label")(label)
+
+
+def _narrow_legend(fig, legend) -> float:
+    """Draw a figure legend again below the panels in at most two columns; its height (in)."""
+    texts = [t.get_text() for t in legend.get_texts()]
+    found = {}
+    for ax in fig.axes:      # the original artists, so that error bars keep their caps
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            found.setdefault(lab, h)
+    handles = ([found[t] for t in texts] if all(t in found for t in texts)
+               else legend.legend_handles)
+    title = legend.get_title().get_text() or None
+    legend.remove()
+    ncol = 1 if max(map(len, texts), default=0) > 24 else min(2, len(texts))
+    fig.legend(handles, texts, loc="outside lower center", ncol=ncol, title=title)
+    return 0.2 * math.ceil(len(texts) / max(ncol, 1)) + 0.15 * bool(title) + 0.1
 
 
 def errorbar_over_seeds(ax, x, values, label=None, **kw):
