@@ -55,8 +55,13 @@ install: $(VENV)/.installed
 install-dev: $(DEV_VENV)/.installed
 
 # Executes the lectures that changed (two at a time) into the execution cache, then builds.
+# With Chromium installed it also prints the whole book as one PDF first (make pdf), which the
+# HTML build then links from the front page and copies to _build/html/book.pdf.
 book: install
 	$(BIN)/python tools/execute.py --jobs $(JOBS)
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; \
+	then $(BIN)/jupyter-book build . --builder singlehtml && $(BIN)/python tools/print_pdf.py; \
+	else echo "No Chromium: the book is built without its PDF (apt-get install chromium)."; fi
 	$(BIN)/jupyter-book build .
 	@echo "Open _build/html/index.html in a browser."
 
@@ -121,6 +126,7 @@ pdf: install
 	$(BIN)/python tools/print_pdf.py
 
 test-pdf: pdf install-dev
+	$(BIN)/jupyter-book build .
 	$(DEV)/python -m pytest -m slow -q tests/test_pdf.py
 
 # the axe-core accessibility audit of every built page (tests/test_accessibility.py); slow

@@ -41,14 +41,15 @@ pytestmark = pytest.mark.slow
 
 def _fresh_build() -> Path | None:
     """The book's own ``_build/html`` if it is newer than every source, else ``None``."""
-    index = ROOT / "_build" / "html" / "index.html"
-    if not index.exists():
+    # objects.inv is written by every build (index.html, the redirect, only by the first)
+    stamp = ROOT / "_build" / "html" / "objects.inv"
+    if not stamp.exists():
         return None
-    built = index.stat().st_mtime
+    built = stamp.stat().st_mtime
     sources = [ROOT / "_config.yml", ROOT / "_toc.yml"]
     for folder, pattern in [("lectures", "*.ipynb"), ("book", "**/*"), ("src", "**/*.py")]:
         sources += [p for p in (ROOT / folder).glob(pattern) if p.is_file()]
-    return index.parent if all(p.stat().st_mtime < built for p in sources) else None
+    return stamp.parent if all(p.stat().st_mtime < built for p in sources) else None
 
 
 @pytest.fixture(scope="module")

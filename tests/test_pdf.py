@@ -63,3 +63,14 @@ def test_the_pdf_embeds_the_figures():
         for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
     assert len(large) >= figure_cells, (
         f"{len(large)} figure-sized images in the PDF, {figure_cells} figures in the lectures")
+
+
+def test_the_front_page_and_the_download_menu_link_the_pdf():
+    site = ROOT / "_build" / "html"
+    if not (site / "book" / "intro.html").exists():
+        pytest.skip("no HTML build")
+    assert (site / "book.pdf").read_bytes() == PDF.read_bytes(), "the site's PDF is stale"
+    front = (site / "book" / "intro.html").read_text(encoding="utf-8")
+    assert 'href="../book.pdf"' in front                 # the sentence of the front page
+    chapter = (site / "lectures" / "06_giant_steps.html").read_text(encoding="utf-8")
+    assert "download-book-pdf-button" in chapter and "../book.pdf" in chapter

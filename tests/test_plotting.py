@@ -148,17 +148,31 @@ def test_phone_layout_stacks_the_panels_in_reading_order():
     plt.close(fig)
 
 
-def test_phone_layout_keeps_a_single_panel_and_declines_spanning_panels():
+def test_phone_layout_of_one_panel_spanning_panels_nested_grids_and_side_legends():
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.plot([0, 1], [0, 1])
     assert plotting.phone_layout(fig)
     assert fig.get_size_inches()[0] == pytest.approx(plotting.PHONE_WIDTH)
     plt.close(fig)
-    fig = plt.figure(layout="constrained")
+    fig = plt.figure(figsize=(7.5, 5), layout="constrained")
     grid = fig.add_gridspec(2, 2)
-    fig.add_subplot(grid[0, :])
-    fig.add_subplot(grid[1, 0])
-    assert not plotting.phone_layout(fig)
+    top, left = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
+    assert plotting.phone_layout(fig)                 # the spanning panel becomes one cell
+    fig.canvas.draw()
+    assert top.get_position().y0 > left.get_position().y0
+    plt.close(fig)
+    fig = plt.figure(layout="constrained")
+    outer = fig.add_gridspec(1, 2)
+    fig.add_subplot(outer[0])
+    fig.add_subplot(outer[1].subgridspec(2, 1)[0])
+    assert not plotting.phone_layout(fig)             # nested grids are left as they are
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    ax.plot([0, 1], [0, 1], label="a label long enough to widen the figure")
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))   # beside the panel
+    assert plotting.phone_layout(fig)
+    extent = fig.get_tightbbox(fig.canvas.get_renderer()).width
+    assert extent <= plotting.PHONE_WIDTH + 0.05
     plt.close(fig)
     with pytest.raises(ValueError, match="width"):
         plotting.phone_layout(plt.figure(), width=0)

@@ -5,9 +5,30 @@
 //   speech-input user can say what they see (label-content-name-mismatch);
 // * Sphinx's citation list has role="list" but its entries have role="doc-biblioentry",
 //   which axe-core does not accept as list items (aria-required-children): they become
-//   "listitem".
+//   "listitem";
+// * the theme's colour-mode button is labelled "Color mode" but FontAwesome turns its icons'
+//   titles ("Light", "Dark", "System Settings") into visible names, which the label does not
+//   contain: the icons are hidden from assistive technology (the button keeps its label and
+//   its tooltip). FontAwesome replaces the icons after this script has run, so the repair is
+//   made again whenever the button's content changes.
 (function () {
+  function quietIcons(button) {
+    button.querySelectorAll(".theme-switch, svg").forEach(function (icon) {
+      if (icon.getAttribute("aria-hidden") === "true") return;
+      icon.setAttribute("aria-hidden", "true");
+      icon.removeAttribute("aria-labelledby");
+      icon.removeAttribute("role");
+    });
+  }
+  function watchColourMode() {
+    document.querySelectorAll(".theme-switch-button").forEach(function (button) {
+      quietIcons(button);
+      new MutationObserver(function () { quietIcons(button); })
+        .observe(button, {childList: true, subtree: true, attributes: true});
+    });
+  }
   function repair() {
+    watchColourMode();
     document.querySelectorAll("button[aria-label], a[aria-label], summary[aria-label]")
       .forEach(function (b) {
         var label = b.getAttribute("aria-label");

@@ -134,11 +134,12 @@ def _phone_png(fig):
 def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     """Lay ``fig`` out again, in place, for a phone: its panels one below the other.
 
-    The panels of a grid (one cell each; twin axes and colour bars follow their panel) are
-    stacked in reading order in one column ``width`` inches wide, each keeping its aspect
-    within 1.8-2.5 in of height; tick labels hidden by a shared axis are shown again. Legends
-    of the figure are redrawn below the panels in at most two columns. A figure whose panels
-    span several cells of a grid of more than one column is left as it is.
+    The panels of a grid (twin axes and colour bars follow their panel; a panel spanning
+    several cells becomes one) are stacked in reading order in one column ``width`` inches
+    wide, each keeping its aspect within 1.8-2.5 in of height; tick labels hidden by a shared
+    axis are shown again. Legends of the figure are redrawn below the panels in at most two
+    columns; a panel's legend placed beside it moves inside it. A figure whose panels lie in
+    several grids (nested grids) is left as it is.
 
     Parameters
     ----------
@@ -150,7 +151,7 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     Returns
     -------
     bool
-        Whether ``fig`` was laid out for the phone (False: it has no panel, or spanning ones).
+        Whether ``fig`` was laid out for the phone (False: no panel, or nested grids).
     """
     if not width > 0:
         raise ValueError(f"width must be positive, got {width}")
@@ -161,8 +162,7 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     specs = [ax.get_subplotspec() for ax in panels]
     gs = specs[0].get_gridspec()
     rows, cols = gs.get_geometry()
-    if cols > 1 and (any(s.get_gridspec() is not gs for s in specs)
-                     or any(len(s.rowspan) != 1 or len(s.colspan) != 1 for s in specs)):
+    if cols > 1 and any(s.get_gridspec() is not gs for s in specs):
         return False
     engine = fig.get_layout_engine()
     if engine is None or "Constrained" not in type(engine).__name__:
@@ -178,11 +178,26 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
             ax.set_subplotspec(stack[cells.index((s.rowspan.start, s.colspan.start))])
         _label_shared_axes(panels)
     height = panel_h * (len(cells) if cols > 1 else rows)
+    renderer = fig.canvas.get_renderer()
+    for ax in panels:     # a legend beside its panel goes inside it: no room beside on a phone
+        legend = ax.get_legend()
+        if legend is not None and (legend.get_window_extent(renderer).x0
+                                   >= ax.get_window_extent(renderer).x1 - 1):
+            legend.set_bbox_to_anchor(None)
+            legend.set_loc("best")
     for legend in list(fig.legends):
         height += _narrow_legend(fig, legend)
     if fig.get_suptitle():
         height += 0.3
     fig.set_size_inches(width, height)
+    # what the panels cannot shrink (long tick labels, a wide legend) widens the saved
+    # figure: narrow the canvas by the excess, twice, so that the PNG is ``width`` wide
+    for _ in range(2):
+        extent = fig.get_tightbbox(renderer).width
+        if extent <= width + 0.05:
+            break
+        fig.set_size_inches(max(fig.get_size_inches()[0] - (extent - width), 0.6 * width),
+                            height)
     return True
 
 

@@ -1,0 +1,62 @@
+"""The book as one PDF, linked from the front page and every page's download menu, when built.
+
+``make pdf`` (and ``make book``, when Chromium is installed) prints the single-page HTML build
+to ``_build/pdf/book.pdf`` (``tools/print_pdf.py``). When that file exists as an HTML build
+starts, this extension copies it into the HTML output as ``book.pdf``, sets the Sphinx tag
+``lecnotes_pdf`` (the front page's ``{only} lecnotes_pdf`` paragraph links to it) and adds
+"PDF" to each page's download menu. Without it (the test suite's build does not print the
+PDF) neither link is written, so no page links to a missing file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+NAME = "book.pdf"
+TAG = "lecnotes_pdf"
+
+
+def printed_pdf(outdir: str | Path) -> Path:
+    """Where ``tools/print_pdf.py`` writes the PDF, next to the HTML output folder."""
+    return Path(outdir).parent / "pdf" / NAME
+
+
+def _inited(app):
+    if app.builder.name != "html":
+        return
+    if printed_pdf(app.outdir).is_file():
+        app.tags.add(TAG)
+    else:
+        logger.info("pdf link: no %s (make pdf prints it); the pages do not link a PDF",
+                    printed_pdf(app.outdir))
+
+
+def _add_button(app, pagename, templatename, context, doctree):
+    if not app.tags.has(TAG):
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"].append({
+                "type": "link",
+                "url": context["pathto"](NAME, 1),
+                "text": "PDF (whole book)",
+                "tooltip": "Download the whole book as one PDF",
+                "icon": "fas fa-file-pdf",
+                "label": "download-book-pdf-button",
+            })
+
+
+def _copy(app, exception):
+    if exception is None and app.builder.name == "html" and app.tags.has(TAG):
+        shutil.copy(printed_pdf(app.outdir), Path(app.outdir) / NAME)
+
+
+def setup(app):
+    app.connect("builder-inited", _inited)
+    app.connect("html-page-context", _add_button, priority=503)
+    app.connect("build-finished", _copy)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}
