@@ -15,6 +15,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 
 from . import _validate as V
+from .hermite import gauss_hermite
 
 __all__ = ["noise_constant", "mean_map", "ode_rhs", "solve_ode", "escape_steps",
            "ode_escape_time", "optimal_batch_step", "logistic_k2", "tanh_k1",
@@ -272,8 +273,6 @@ def reuse_rates(m, c: float, n_nodes: int = 100, student: str = "tanh"):
     drift, power : ndarray
         :math:`\E[r_0(G-mz_0) + r_1(G-mz_1)]` and :math:`\E[r_0^2 + r_1^2]`, shaped like ``m``.
     """
-    from .hermite import gauss_hermite
-
     if student not in ("tanh", "hermite"):
         raise ValueError(f"student must be 'tanh' or 'hermite', got {student!r}")
     dsig = _tanh_prime if student == "tanh" else (lambda z: (3 * z * z - 3) / np.sqrt(6.0))
