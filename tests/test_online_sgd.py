@@ -197,3 +197,34 @@ def test_reuse_sweep_shapes_and_pairing():
         assert out[name].shape == (2, 3, 5)
     # same streams: identical starting overlaps
     np.testing.assert_array_equal(out["one pass"][:, :, 0], out["reuse"][:, :, 0])
+
+
+def test_smoothed_dlink_against_monte_carlo():
+    # E_z h_3(<u, x>) over z uniform on the sphere orthogonal to w, by Monte Carlo; its
+    # derivative in a = <w, x> (x fixed, w moved along x) against smoothed_dlink
+    rng = np.random.default_rng(0)
+    d, lam = 12, 1.7
+    x = rng.standard_normal(d)
+    Z = rng.standard_normal((400000, d))
+
+    def smoothed(w):
+        P = Z - np.outer(Z @ w, w)
+        P /= np.linalg.norm(P, axis=1, keepdims=True)
+        u = (w + lam * P) / np.sqrt(1 + lam**2)
+        return O.link(3, u @ x).mean()
+
+    w0 = rng.standard_normal(d)
+    w0 /= np.linalg.norm(w0)
+    e = x - (x @ w0) * w0
+    e /= np.linalg.norm(e)
+    h = 0.05
+    wp, wm = np.cos(h) * w0 + np.sin(h) * e, np.cos(h) * w0 - np.sin(h) * e
+    num = (smoothed(wp) - smoothed(wm)) / (wp @ x - wm @ x)
+    np.testing.assert_allclose(num, O.smoothed_dlink(w0 @ x, x @ x, d, lam), rtol=0.05,
+                               atol=0.02)
+    np.testing.assert_allclose(O.smoothed_dlink(0.3, 5.0, d, 0.0), O.dlink(3, 0.3))
+
+
+def test_smoothed_escape_runs():
+    s = O.smoothed_escape(16, 3, 0.05, 1.0, max_steps=50, level=0.0, rng=1)
+    assert s.shape == (3,) and np.all(s == 1)

@@ -19,7 +19,7 @@ from . import _validate as V
 
 __all__ = ["link", "dlink", "student_pair", "sgd_step", "init_sphere", "EscapeResult",
            "escape_runs",
-           "overlap_after", "reuse_sweep"]
+           "overlap_after", "reuse_sweep", "smoothed_dlink", "smoothed_escape"]
 
 _SQ2, _SQ6 = np.sqrt(2.0), np.sqrt(6.0)
 
@@ -319,3 +319,80 @@ def reuse_sweep(dims, n_seeds: int, c: float, tau_max: float, n_records: int = 1
     for name in ("one pass", "reuse"):
         out[name] = np.array(out[name])
     return out
+
+
+def smoothed_dlink(a, xx, d: int, lam: float):
+    r"""Derivative in :math:`a = \langle w, x\rangle` of the smoothed activation
+    :math:`\E_z[h_3(\langle u, x\rangle)]`, :math:`u = (w+\lambda z)/\sqrt{1+\lambda^2}`,
+    :math:`z` uniform on the unit sphere orthogonal to :math:`w`
+    ({eq}`eq-ch8-smoothed-link`, {prf:ref}`thm-ch8-smoothing`).
+
+    Parameters
+    ----------
+    a : array_like
+        Pre-activations :math:`\langle w, x\rangle`.
+    xx : array_like
+        Squared norms :math:`\lVert x\rVert^2` (broadcast against ``a``).
+    d : int
+        Dimension.
+    lam : float
+        Smoothing radius :math:`\lambda\ge0` (0: :math:`h_3'`).
+
+    Returns
+    -------
+    ndarray
+    """
+    d = V.positive_int(d, "d", minimum=3)
+    lam = V.nonneg_float(lam, "lam")
+    a = np.asarray(a, dtype=float)
+    al = 1.0 / np.sqrt(1.0 + lam * lam)
+    b = lam * lam / (d - 1)
+    return (3 / _SQ6) * (al**3 * (1 - 3 * b) * a * a + al**3 * b * np.asarray(xx) - al)
+
+
+def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: int,
+                    level: float = 0.5, rng=None) -> np.ndarray:
+    r"""Online SGD on the per-sample smoothed correlation loss ({prf:ref}`thm-ch8-smoothing`)
+    for the :math:`h_3` target, all seeds at once: the step {eq}`eq-ch8-step` with
+    :math:`\sigma'` replaced by :func:`smoothed_dlink`.
+
+    Parameters
+    ----------
+    d, n_seeds : int
+    eta : float
+        Step size.
+    lam : float
+        Smoothing radius.
+    max_steps : int
+    level : float
+        Overlap :math:`|m|` that counts as escaped.
+    rng : Generator, int or None
+        Root of the streams, as in :func:`escape_runs`.
+
+    Returns
+    -------
+    ndarray, shape (n_seeds,)
+        Steps (= samples) to escape, ``inf`` if not within ``max_steps``.
+    """
+    d = V.positive_int(d, "d", minimum=3)
+    S = V.positive_int(n_seeds, "n_seeds")
+    eta = V.positive_float(eta, "eta")
+    max_steps = V.positive_int(max_steps, "max_steps")
+    W = init_sphere(S, d, V.stream(rng, d, S, 0))
+    data = V.stream(rng, d, S, 2)
+    steps = np.full(S, np.inf)
+    chunk = max(1, min(256, 2**16 // (S * d) or 1))
+    for t in range(max_steps):
+        if t % chunk == 0:
+            block = data.standard_normal((chunk, S, d))
+        x = block[t % chunk]
+        a = np.einsum("sd,sd->s", x, W)
+        xx = np.einsum("sd,sd->s", x, x)
+        r = eta * link(3, x[:, 0]) * smoothed_dlink(a, xx, d, lam)
+        W = W * (1 - r * a)[:, None] + r[:, None] * x
+        W /= np.sqrt(1 + r * r * (xx - a * a))[:, None]
+        hit = (np.abs(W[:, 0]) >= level) & ~np.isfinite(steps)
+        steps[hit] = t + 1
+        if np.all(np.isfinite(steps)):
+            break
+    return steps
