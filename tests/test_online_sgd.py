@@ -147,3 +147,84 @@ def test_sgd_step_check(seed):
         grading.check_sgd_step(lambda W, X, y, eta, k: O.sgd_step(W, X, -y, eta, k), rng=seed)
     with pytest.raises(grading.GradingError, match="shape"):
         grading.check_sgd_step(lambda W, X, y, eta, k: O.sgd_step(W, X, y, eta, k).T, rng=seed)
+
+
+def test_tanh_student_step_matches_direct_computation():
+    rng = np.random.default_rng(3)
+    W = O.init_sphere(3, 7, rng)
+    X = rng.standard_normal((3, 1, 7))
+    y = rng.standard_normal((3, 1))
+    out = O.sgd_step(W, X, y, 0.4, 3, student="tanh")
+    for s in range(3):
+        z = X[s, 0] @ W[s]
+        g = y[s, 0] * (1 - np.tanh(z) ** 2) * X[s, 0]
+        g = g - (g @ W[s]) * W[s]
+        v = W[s] + 0.4 * g
+        np.testing.assert_allclose(out[s], v / np.linalg.norm(v), atol=1e-12)
+    with pytest.raises(ValueError):
+        O.student_pair(3, "relu")
+
+
+def test_reuse_rates_closed_forms():
+    # h_3 student: D(0) = 81 c^2 exactly (eq-ch8-reuse-coefficient; the first visit adds 0)
+    D, _ = T.reuse_rates(np.array([0.0]), 0.3, n_nodes=60, student="hermite")
+    np.testing.assert_allclose(D, 81 * 0.3**2, rtol=1e-9)
+    # tanh student, small c: D(0) ~ (c^2/2) E[y^3 G] E[s'^2 s'''] (eq-ch8-reuse-expansion)
+    g, w = np.polynomial.hermite_e.hermegauss(120)
+    w = w / w.sum()
+    t = np.tanh(g)
+    s1 = 1 - t**2
+    s3 = -2 * s1 * (1 - 3 * t**2)                      # tanh'''
+    Ey3G = np.sum(w * ((g**3 - 3 * g) / np.sqrt(6)) ** 3 * g)
+    c = 0.005   # the series in c is asymptotic only (moments of y grow fast): c small
+    D, P = T.reuse_rates(np.array([0.0]), c)
+    np.testing.assert_allclose(D, 0.5 * c**2 * Ey3G * np.sum(w * s1**2 * s3), rtol=1e-2)
+    # P(0) -> 2 E[y^2] E[s'^2] as c -> 0
+    np.testing.assert_allclose(P, 2 * np.sum(w * s1**2), rtol=1e-2)
+
+
+def test_reuse_ode_starts_with_the_drift():
+    D, _ = T.reuse_rates(np.array([0.0]), 1.0)
+    m = T.reuse_ode(1.0, np.array([0.0, 1e-3]))
+    assert m[0] == 0.0
+    np.testing.assert_allclose(m[1] / 1e-3, D[0], rtol=1e-2)
+
+
+def test_reuse_sweep_shapes_and_pairing():
+    out = O.reuse_sweep([16, 32], 3, 1.0, 1.0, n_records=4, rng=1)
+    assert out["tau"].shape == (5,)
+    for name in ("one pass", "reuse"):
+        assert out[name].shape == (2, 3, 5)
+    # same streams: identical starting overlaps
+    np.testing.assert_array_equal(out["one pass"][:, :, 0], out["reuse"][:, :, 0])
+
+
+def test_smoothed_dlink_against_monte_carlo():
+    # E_z h_3(<u, x>) over z uniform on the sphere orthogonal to w, by Monte Carlo; its
+    # derivative in a = <w, x> (x fixed, w moved along x) against smoothed_dlink
+    rng = np.random.default_rng(0)
+    d, lam = 12, 1.7
+    x = rng.standard_normal(d)
+    Z = rng.standard_normal((400000, d))
+
+    def smoothed(w):
+        P = Z - np.outer(Z @ w, w)
+        P /= np.linalg.norm(P, axis=1, keepdims=True)
+        u = (w + lam * P) / np.sqrt(1 + lam**2)
+        return O.link(3, u @ x).mean()
+
+    w0 = rng.standard_normal(d)
+    w0 /= np.linalg.norm(w0)
+    e = x - (x @ w0) * w0
+    e /= np.linalg.norm(e)
+    h = 0.05
+    wp, wm = np.cos(h) * w0 + np.sin(h) * e, np.cos(h) * w0 - np.sin(h) * e
+    num = (smoothed(wp) - smoothed(wm)) / (wp @ x - wm @ x)
+    np.testing.assert_allclose(num, O.smoothed_dlink(w0 @ x, x @ x, d, lam), rtol=0.05,
+                               atol=0.02)
+    np.testing.assert_allclose(O.smoothed_dlink(0.3, 5.0, d, 0.0), O.dlink(3, 0.3))
+
+
+def test_smoothed_escape_runs():
+    s = O.smoothed_escape(16, 3, 0.05, 1.0, max_steps=50, level=0.0, rng=1)
+    assert s.shape == (3,) and np.all(s == 1)

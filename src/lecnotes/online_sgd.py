@@ -17,8 +17,9 @@ import numpy as np
 
 from . import _validate as V
 
-__all__ = ["link", "dlink", "sgd_step", "init_sphere", "EscapeResult", "escape_runs",
-           "overlap_after"]
+__all__ = ["link", "dlink", "student_pair", "sgd_step", "init_sphere", "EscapeResult",
+           "escape_runs",
+           "overlap_after", "reuse_sweep", "smoothed_dlink", "smoothed_escape"]
 
 _SQ2, _SQ6 = np.sqrt(2.0), np.sqrt(6.0)
 
@@ -68,7 +69,29 @@ def dlink(k: int, z):
     raise ValueError(f"k must be 1, 2 or 3, got {k!r}")
 
 
-def sgd_step(W, X, y, eta, k: int, loss: str = "correlation"):
+def student_pair(k: int, student: str = "hermite"):
+    r"""The student activation and its derivative: :math:`h_k` (``"hermite"``) or
+    :math:`\tanh` (``"tanh"``, the bounded student of the reuse experiment,
+    {prf:ref}`def-ch8-reuse`).
+
+    Parameters
+    ----------
+    k : int
+        Degree of the Hermite student (ignored for ``"tanh"``).
+    student : {"hermite", "tanh"}
+
+    Returns
+    -------
+    tuple of two callables
+    """
+    if student == "hermite":
+        return (lambda z: link(k, z)), (lambda z: dlink(k, z))
+    if student == "tanh":
+        return np.tanh, (lambda z: 1.0 - np.tanh(z) ** 2)
+    raise ValueError(f"student must be 'hermite' or 'tanh', got {student!r}")
+
+
+def sgd_step(W, X, y, eta, k: int, loss: str = "correlation", student: str = "hermite"):
     r"""One spherical SGD step {eq}`eq-ch8-step` for every seed at once.
 
     Parameters
@@ -85,6 +108,8 @@ def sgd_step(W, X, y, eta, k: int, loss: str = "correlation"):
         Degree of the student activation :math:`h_k`.
     loss : {"correlation", "square"}
         Correlation loss :math:`-y\sigma(z)` or square loss :math:`(y-\sigma(z))^2/2`.
+    student : {"hermite", "tanh"}
+        The activation :math:`\sigma`, see :func:`student_pair`.
 
     Returns
     -------
@@ -97,13 +122,14 @@ def sgd_step(W, X, y, eta, k: int, loss: str = "correlation"):
         raise ValueError(f"need W (S, d) and X (S, n_b, d); got {W.shape} and {X.shape}")
     if np.shape(y) != X.shape[:2]:
         raise ValueError(f"y must have shape {X.shape[:2]}, got {np.shape(y)}")
+    sig, dsig = student_pair(k, student)
     if X.shape[1] == 1:                     # one sample per step: the fast path
-        return _step_one(W, X[:, 0, :], np.asarray(y, dtype=float)[:, 0], eta, k, loss)
+        return _step_one(W, X[:, 0, :], np.asarray(y, dtype=float)[:, 0], eta, sig, dsig, loss)
     Z = np.matmul(X, W[:, :, None])[:, :, 0]
     if loss == "correlation":
-        r = y * dlink(k, Z)
+        r = y * dsig(Z)
     elif loss == "square":
-        r = (y - link(k, Z)) * dlink(k, Z)
+        r = (y - sig(Z)) * dsig(Z)
     else:
         raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
     G = np.matmul(r[:, None, :], X)[:, 0, :] / X.shape[1]   # minus the Euclidean gradient
@@ -113,9 +139,9 @@ def sgd_step(W, X, y, eta, k: int, loss: str = "correlation"):
     return W_new / np.linalg.norm(W_new, axis=1, keepdims=True)
 
 
-def _step_one(W, x, y, eta, k, loss):
+def _step_one(W, x, y, eta, sig, dsig, loss):
     z = np.einsum("sd,sd->s", x, W)
-    r = y * dlink(k, z) if loss == "correlation" else (y - link(k, z)) * dlink(k, z)
+    r = y * dsig(z) if loss == "correlation" else (y - sig(z)) * dsig(z)
     if loss not in ("correlation", "square"):
         raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
     # tangent part of r x: r (x - z w); its squared norm is r^2 (|x|^2 - z^2)
@@ -154,7 +180,8 @@ class EscapeResult(NamedTuple):
 
 def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps: int,
                 level: float = 0.5, record_every: int = 0, reuse: int = 1,
-                loss: str = "correlation", run_on: bool = False, rng=None) -> EscapeResult:
+                loss: str = "correlation", run_on: bool = False, student: str = "hermite",
+                rng=None) -> EscapeResult:
     r"""Run {prf:ref}`def-ch8-spherical-sgd` for ``n_seeds`` independent seeds at once until
     each overlap reaches ``level`` ({prf:ref}`thm-ch8-sample-complexity`).
 
@@ -183,6 +210,8 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
         See :func:`sgd_step`.
     run_on : bool
         Keep stepping after every seed has escaped (for trajectories).
+    student : {"hermite", "tanh"}
+        The student activation (:func:`student_pair`); the target is :math:`h_k` either way.
     rng : Generator, int or None
         Root of the streams (SPEC 7).
 
@@ -197,6 +226,7 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
     max_steps = V.positive_int(max_steps, "max_steps")
     reuse = V.positive_int(reuse, "reuse")
     eta = V.positive_float(eta, "eta")
+    student_pair(k, student)                # validates the name
     W = init_sphere(S, d, V.stream(rng, d, S, 0))
     data = V.stream(rng, d, S, 1)
     steps = np.full(S, np.inf)
@@ -211,7 +241,7 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
             labels = link(k, block[..., 0])
         X, y = block[t % chunk], labels[t % chunk]
         for _ in range(reuse):
-            W = sgd_step(W, X, y, eta, k, loss)
+            W = sgd_step(W, X, y, eta, k, loss, student)
         hit = (np.abs(W[:, 0]) >= level) & ~np.isfinite(steps)
         steps[hit] = t + 1
         if not run_on and np.all(np.isfinite(steps)):
@@ -221,7 +251,8 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
 
 
 def overlap_after(k: int, d: int, n_seeds: int, eta: float, n_samples: int, *,
-                  reuse: int = 1, loss: str = "correlation", rng=None) -> np.ndarray:
+                  reuse: int = 1, loss: str = "correlation", student: str = "hermite",
+                  rng=None) -> np.ndarray:
     r"""The overlaps :math:`|m|` after ``n_samples`` fresh samples (batch one), each used for
     ``reuse`` consecutive steps ({prf:ref}`def-ch8-reuse`).
 
@@ -234,6 +265,7 @@ def overlap_after(k: int, d: int, n_seeds: int, eta: float, n_samples: int, *,
     reuse : int
         Steps per sample.
     loss : {"correlation", "square"}
+    student : {"hermite", "tanh"}
     rng : Generator, int or None
 
     Returns
@@ -241,5 +273,126 @@ def overlap_after(k: int, d: int, n_seeds: int, eta: float, n_samples: int, *,
     ndarray, shape (n_seeds,)
     """
     res = escape_runs(k, d, n_seeds, eta, max_steps=n_samples, level=2.0, reuse=reuse,
-                      loss=loss, run_on=True, rng=rng)
+                      loss=loss, run_on=True, student=student, rng=rng)
     return np.abs(res.final)
+
+
+def reuse_sweep(dims, n_seeds: int, c: float, tau_max: float, n_records: int = 16, *,
+                rng=None) -> dict:
+    r"""One pass against two visits per sample ({prf:ref}`def-ch8-reuse`) on the
+    :math:`\He_3` target with the tanh student and :math:`\eta = c/d`, on the same streams.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    n_seeds : int
+        Seeds per dimension (paired between the two protocols).
+    c : float
+        :math:`\eta d`.
+    tau_max : float
+        Fresh samples per run, in units of :math:`d`.
+    n_records : int
+        Recording times per run (evenly spaced in samples).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    dict
+        ``tau`` (recording times in samples / d, shape (R,)) and, for ``"one pass"`` and
+        ``"reuse"``, signed overlaps of shape (n_dims, n_seeds, R) at those times; the
+        last time is the end of the run.
+    """
+    c = V.positive_float(c, "c")
+    tau_max = V.positive_float(tau_max, "tau_max")
+    n_records = V.positive_int(n_records, "n_records")
+    out = {"tau": np.arange(n_records + 1) * tau_max / n_records, "one pass": [], "reuse": []}
+    for d in dims:
+        d = V.positive_int(d, "d", minimum=2)
+        n = int(round(tau_max * d))
+        every = max(1, n // n_records)
+        for name, reps in (("one pass", 1), ("reuse", 2)):
+            r = escape_runs(3, d, n_seeds, c / d, max_steps=n, level=2.0, reuse=reps,
+                            record_every=every, run_on=True, student="tanh", rng=rng)
+            m = np.concatenate([r.overlaps[:, :n_records], r.final[:, None]], axis=1)
+            out[name].append(m)
+    for name in ("one pass", "reuse"):
+        out[name] = np.array(out[name])
+    return out
+
+
+def smoothed_dlink(a, xx, d: int, lam: float):
+    r"""Derivative in :math:`a = \langle w, x\rangle` of the smoothed activation
+    :math:`\E_z[h_3(\langle u, x\rangle)]`, :math:`u = (w+\lambda z)/\sqrt{1+\lambda^2}`,
+    :math:`z` uniform on the unit sphere orthogonal to :math:`w`
+    ({eq}`eq-ch8-smoothed-link`, {prf:ref}`thm-ch8-smoothing`).
+
+    Parameters
+    ----------
+    a : array_like
+        Pre-activations :math:`\langle w, x\rangle`.
+    xx : array_like
+        Squared norms :math:`\lVert x\rVert^2` (broadcast against ``a``).
+    d : int
+        Dimension.
+    lam : float
+        Smoothing radius :math:`\lambda\ge0` (0: :math:`h_3'`).
+
+    Returns
+    -------
+    ndarray
+    """
+    d = V.positive_int(d, "d", minimum=3)
+    lam = V.nonneg_float(lam, "lam")
+    a = np.asarray(a, dtype=float)
+    al = 1.0 / np.sqrt(1.0 + lam * lam)
+    b = lam * lam / (d - 1)
+    return (3 / _SQ6) * (al**3 * (1 - 3 * b) * a * a + al**3 * b * np.asarray(xx) - al)
+
+
+def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: int,
+                    level: float = 0.5, rng=None) -> np.ndarray:
+    r"""Online SGD on the per-sample smoothed correlation loss ({prf:ref}`thm-ch8-smoothing`)
+    for the :math:`h_3` target, all seeds at once: the step {eq}`eq-ch8-step` with
+    :math:`\sigma'` replaced by :func:`smoothed_dlink`.
+
+    Parameters
+    ----------
+    d, n_seeds : int
+    eta : float
+        Step size.
+    lam : float
+        Smoothing radius.
+    max_steps : int
+    level : float
+        Overlap :math:`|m|` that counts as escaped.
+    rng : Generator, int or None
+        Root of the streams, as in :func:`escape_runs`.
+
+    Returns
+    -------
+    ndarray, shape (n_seeds,)
+        Steps (= samples) to escape, ``inf`` if not within ``max_steps``.
+    """
+    d = V.positive_int(d, "d", minimum=3)
+    S = V.positive_int(n_seeds, "n_seeds")
+    eta = V.positive_float(eta, "eta")
+    max_steps = V.positive_int(max_steps, "max_steps")
+    W = init_sphere(S, d, V.stream(rng, d, S, 0))
+    data = V.stream(rng, d, S, 2)
+    steps = np.full(S, np.inf)
+    chunk = max(1, min(256, 2**16 // (S * d) or 1))
+    for t in range(max_steps):
+        if t % chunk == 0:
+            block = data.standard_normal((chunk, S, d))
+        x = block[t % chunk]
+        a = np.einsum("sd,sd->s", x, W)
+        xx = np.einsum("sd,sd->s", x, x)
+        r = eta * link(3, x[:, 0]) * smoothed_dlink(a, xx, d, lam)
+        W = W * (1 - r * a)[:, None] + r[:, None] * x
+        W /= np.sqrt(1 + r * r * (xx - a * a))[:, None]
+        hit = (np.abs(W[:, 0]) >= level) & ~np.isfinite(steps)
+        steps[hit] = t + 1
+        if np.all(np.isfinite(steps)):
+            break
+    return steps

@@ -15,10 +15,11 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 
 from . import _validate as V
+from .hermite import gauss_hermite
 
 __all__ = ["noise_constant", "mean_map", "ode_rhs", "solve_ode", "escape_steps",
            "ode_escape_time", "optimal_batch_step", "logistic_k2", "tanh_k1",
-           "break_point"]
+           "break_point", "reuse_rates", "reuse_ode"]
 
 
 def _check_k(k):
@@ -241,3 +242,81 @@ def break_point(k: int, d: int, c: float = 0.5, eta_max: float = 1.0) -> float:
     """
     k = _check_k(k)
     return eta_max * (d if k == 1 else d ** (k / 2)) / c
+
+
+def _tanh_prime(z):
+    return 1.0 / np.cosh(np.clip(z, -40.0, 40.0)) ** 2
+
+
+def reuse_rates(m, c: float, n_nodes: int = 100, student: str = "tanh"):
+    r"""Population drift and squared step of SGD with repetition ({prf:ref}`def-ch8-reuse`),
+    tanh (or :math:`h_3`) student, :math:`\He_3` target, per fresh sample, at large :math:`d` with
+    :math:`\eta = c/d` ({eq}`eq-ch8-reuse-ode`).
+
+    The first visit has the weight :math:`r_0 = y\,\sigma'(z_0)`, the second
+    :math:`r_1 = y\,\sigma'(z_1)` with :math:`z_1 = z_0 + c\,r_0`; here :math:`y = h_3(G)`
+    and :math:`(G, z_0)` are standard Gaussians of correlation :math:`m`.
+
+    Parameters
+    ----------
+    m : array_like
+        Overlaps in [-1, 1].
+    c : float
+        :math:`\eta d`.
+    n_nodes : int
+        Gauss-Hermite nodes per axis.
+    student : {"tanh", "hermite"}
+        :math:`\sigma = \tanh` or :math:`\sigma = h_3`.
+
+    Returns
+    -------
+    drift, power : ndarray
+        :math:`\E[r_0(G-mz_0) + r_1(G-mz_1)]` and :math:`\E[r_0^2 + r_1^2]`, shaped like ``m``.
+    """
+    if student not in ("tanh", "hermite"):
+        raise ValueError(f"student must be 'tanh' or 'hermite', got {student!r}")
+    dsig = _tanh_prime if student == "tanh" else (lambda z: (3 * z * z - 3) / np.sqrt(6.0))
+    c = V.positive_float(c, "c")
+    m = np.clip(np.asarray(m, dtype=float), -1.0, 1.0)
+    g, wts = gauss_hermite(V.positive_int(n_nodes, "n_nodes"))
+    G, X = np.meshgrid(g, g, indexing="ij")
+    W = np.outer(wts, wts)
+    y = (G**3 - 3 * G) / np.sqrt(6.0)
+    mm = m.reshape(-1, 1, 1)
+    z0 = mm * G + np.sqrt(1 - mm**2) * X
+    r0 = y * dsig(z0)
+    z1 = z0 + c * r0
+    r1 = y * dsig(z1)
+    drift = np.sum(W * (r0 * (G - mm * z0) + r1 * (G - mm * z1)), axis=(1, 2))
+    power = np.sum(W * (r0**2 + r1**2), axis=(1, 2))
+    return drift.reshape(m.shape), power.reshape(m.shape)
+
+
+def reuse_ode(c: float, tau, m0: float = 0.0):
+    r"""Solve the overlap ODE {eq}`eq-ch8-reuse-ode` of SGD with repetition,
+    :math:`dm/d\tau = c\,D(m) - \tfrac{c^2}2P(m)\,m`, in samples per dimension
+    :math:`\tau = s/d` (:func:`reuse_rates` gives :math:`D` and :math:`P`).
+
+    Parameters
+    ----------
+    c : float
+        :math:`\eta d`.
+    tau : array_like
+        Increasing times (samples / d), ``tau[0] >= 0``.
+    m0 : float
+        Initial overlap.
+
+    Returns
+    -------
+    ndarray shaped like ``tau``
+    """
+    tau = V.finite_array(tau, "tau", ndim=1)
+    grid = np.linspace(-1.0, 1.0, 201)
+    D, P = reuse_rates(grid, c)
+    rate = c * D - 0.5 * c * c * P * grid
+
+    def rhs(_, m):
+        return np.interp(m, grid, rate)
+
+    sol = solve_ivp(rhs, (0.0, float(tau[-1])), [m0], t_eval=tau, rtol=1e-8, atol=1e-10)
+    return sol.y[0]
