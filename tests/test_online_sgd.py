@@ -94,9 +94,13 @@ def test_ode_k1_matches_tanh_without_noise():
 
 
 def test_ode_noise_terms():
-    # at q = 1/d and k large the noise terms of eq-ch8-ode cancel: (d-1)q - (1-q) = 0
-    d, eta = 50, 0.01
-    assert T.ode_rhs(1 / d, 3, d, eta) == pytest.approx(2 * eta * 3 * d**-1.5 * (1 - 1 / d))
+    # the noise terms of eq-ch8-ode cancel where the contraction C_k (d-1) q equals the
+    # diffusion along w*, D_k (1 - q): q* = D_k / (C_k (d-1) + D_k), a few times 1/d
+    d, eta, k = 50, 0.01, 3
+    C, D = T.noise_constant(k), T.along_variance(k)
+    q = D / (C * (d - 1) + D)
+    drift = 2 * eta * k * q ** (k / 2) * (1 - q)
+    assert T.ode_rhs(q, k, d, eta) == pytest.approx(drift)
 
 
 def test_mean_map_small_step_is_the_ode():
@@ -118,6 +122,26 @@ def test_step_and_break_point():
     assert T.break_point(1, 64, 0.5) == pytest.approx(128)
     with pytest.raises(ValueError):
         T.noise_constant(4)
+
+
+def test_along_variance_by_monte_carlo_and_one_sgd_step():
+    # the gradient along w* at m = 0 is h_k(G) h_k'(Z) G, G and Z independent: by quadrature
+    x, w = np.polynomial.hermite_e.hermegauss(40)
+    w = w / w.sum()
+    for k in (1, 2, 3):
+        second = (w @ (O.link(k, x) ** 2 * x**2)) * (w @ O.dlink(k, x) ** 2)
+        mean = (w @ (O.link(k, x) * x)) * (w @ O.dlink(k, x))
+        assert second - mean**2 == pytest.approx(T.along_variance(k), rel=1e-10)
+    rng = np.random.default_rng(1)
+    # the overlap after one step of eq-ch8-step from m = 0 has variance eta^2 D_k / B (for
+    # eta^2 d small: large kicks also enlarge the norm the retraction divides by)
+    k, d, n, eta = 2, 16, 400_000, 1e-4
+    W = np.zeros((n, d))
+    W[:, 1] = 1.0
+    X = rng.standard_normal((n, 1, d))
+    m1 = O.sgd_step(W, X, O.link(k, X[..., 0]), eta, k)[:, 0]
+    B = 1 + eta**2 * (d - 1) * T.noise_constant(k)
+    assert np.var(m1) == pytest.approx(eta**2 * T.along_variance(k) / B, rel=0.05)
 
 
 def test_noise_constant_is_k_by_monte_carlo():
@@ -228,3 +252,24 @@ def test_smoothed_dlink_against_monte_carlo():
 def test_smoothed_escape_runs():
     s = O.smoothed_escape(16, 3, 0.05, 1.0, max_steps=50, level=0.0, rng=1)
     assert s.shape == (3,) and np.all(s == 1)
+
+
+def test_overlap_chain_has_the_escape_law_of_the_full_sgd():
+    # lem-ch8-overlap-chain: the 1-d chain and the d-dimensional runs, independent streams
+    k, d, n = 2, 48, 600
+    eta = T.optimal_batch_step(k, d, 1, 0.5)
+    chain = np.log(O.overlap_chain(k, d, n, eta, max_steps=20_000, rng=3))
+    full = np.log(O.escape_runs(k, d, n, eta, max_steps=20_000, rng=4).steps)
+    assert np.isfinite(chain).all() and np.isfinite(full).all()
+    se = np.hypot(chain.std() / np.sqrt(n), full.std() / np.sqrt(n))
+    assert abs(chain.mean() - full.mean()) < 4 * se
+    # and it is a different law from the mean map's escape time (lucky seeds dominate E q)
+    assert abs(chain.mean() - np.log(T.escape_steps(k, d, eta))) > 4 * se
+
+
+def test_overlap_chain_validates_and_caps():
+    with pytest.raises(ValueError):
+        O.overlap_chain(2, 2, 10, 0.01, max_steps=10)
+    with pytest.raises(ValueError):
+        O.overlap_chain(2, 32, 10, 0.01, max_steps=10, level=1.5)
+    assert np.isinf(O.overlap_chain(3, 64, 5, 1e-6, max_steps=3, rng=0)).all()

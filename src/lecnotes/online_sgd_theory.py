@@ -17,7 +17,7 @@ from scipy.integrate import quad, solve_ivp
 from . import _validate as V
 from .hermite import gauss_hermite
 
-__all__ = ["noise_constant", "mean_map", "ode_rhs", "solve_ode", "escape_steps",
+__all__ = ["noise_constant", "along_variance", "mean_map", "ode_rhs", "solve_ode", "escape_steps",
            "ode_escape_time", "optimal_batch_step", "logistic_k2", "tanh_k1",
            "break_point", "reuse_rates", "reuse_ode"]
 
@@ -44,6 +44,25 @@ def noise_constant(k: int) -> float:
     float
     """
     return float(_check_k(k))
+
+
+def along_variance(k: int) -> float:
+    r"""The variance :math:`D_k` of one sample's gradient along :math:`w_\star` at overlap
+    zero, eq. {eq}`eq-ch8-mean-map`: :math:`\E[y^2G^2]\,\E[\sigma'(Z)^2] - (\E[yG])^2
+    \E[\sigma']^2 = (2k+1)k - [k=1]`, larger than :math:`C_k` because the label is
+    correlated with :math:`G^2` (:math:`\E[h_k(G)^2G^2] = 2k+1`).
+
+    Parameters
+    ----------
+    k : int
+        Information exponent (1, 2 or 3).
+
+    Returns
+    -------
+    float
+    """
+    k = _check_k(k)
+    return float((2 * k + 1) * k - (k == 1))
 
 
 def mean_map(q, k: int, d: int, eta, batch: int = 1):
@@ -73,9 +92,9 @@ def mean_map(q, k: int, d: int, eta, batch: int = 1):
     q = np.clip(np.asarray(q, dtype=float), 0.0, 1.0)
     eta = np.asarray(eta, dtype=float)
     m = np.sqrt(q)
-    C = noise_constant(k)
+    C, D = noise_constant(k), along_variance(k)
     drift = k * m ** (k - 1) * (1 - q)
-    num = (m + eta * drift) ** 2 + eta**2 * C * (1 - q) / batch
+    num = (m + eta * drift) ** 2 + eta**2 * D * (1 - q) / batch
     den = 1 + eta**2 * (k**2 * m ** (2 * k - 2) * (1 - q) + (d - 1) * C / batch)
     return num / den
 
@@ -97,9 +116,9 @@ def ode_rhs(q, k: int, d: int, eta: float, batch: int = 1):
     """
     k = _check_k(k)
     q = np.clip(np.asarray(q, dtype=float), 0.0, 1.0)
-    C = noise_constant(k)
-    b = eta**2 * C / batch
-    return 2 * eta * k * q ** (k / 2) * (1 - q) - b * ((d - 1) * q - (1 - q))
+    C, D = noise_constant(k), along_variance(k)
+    return (2 * eta * k * q ** (k / 2) * (1 - q)
+            - eta**2 * (C * (d - 1) * q - D * (1 - q)) / batch)
 
 
 def solve_ode(q0: float, k: int, d: int, eta: float, t, batch: int = 1):
