@@ -7,17 +7,18 @@
 //   which axe-core does not accept as list items (aria-required-children): they become
 //   "listitem";
 // * the theme's colour-mode button is labelled "Color mode" but FontAwesome turns its icons'
-//   titles ("Light", "Dark", "System Settings") into visible names, which the label does not
-//   contain: the icons are hidden from assistive technology (the button keeps its label and
-//   its tooltip). FontAwesome replaces the icons after this script has run, so the repair is
+//   titles ("Light", "Dark", "System Settings") into SVG titles that name its content, which
+//   the label does not contain: the icons lose their titles and are hidden from assistive
+//   technology (the button keeps its label "Color mode" and its tooltip). FontAwesome replaces the icons after this script has run, so the repair is
 //   made again whenever the button's content changes.
 (function () {
   function quietIcons(button) {
     button.querySelectorAll(".theme-switch, svg").forEach(function (icon) {
-      if (icon.getAttribute("aria-hidden") === "true") return;
-      icon.setAttribute("aria-hidden", "true");
-      icon.removeAttribute("aria-labelledby");
-      icon.removeAttribute("role");
+      if (icon.getAttribute("aria-hidden") !== "true") icon.setAttribute("aria-hidden", "true");
+      if (icon.hasAttribute("aria-labelledby")) icon.removeAttribute("aria-labelledby");
+      if (icon.hasAttribute("role")) icon.removeAttribute("role");
+      if (icon.hasAttribute("title")) icon.removeAttribute("title");
+      icon.querySelectorAll("title").forEach(function (t) { t.remove(); });
     });
   }
   function watchColourMode() {
