@@ -1,17 +1,12 @@
-r"""Interactive explorers that also leave a static figure (chapter 4).
+r"""The explorer of chapter 4 ({ref}`sec-ch4-explorer`): sample ratio and preprocessing.
 
-Every explorer is split in three layers so that the static page and the live notebook show
-the same thing and the logic is testable without a browser:
+The three layers of :mod:`lecnotes.widgets`: the *state* :func:`spectral_explorer_state`, the
+*figure* :func:`spectral_explorer_figure` (the static page calls it with
+:data:`SPECTRAL_EXPLORER_DEFAULTS`) and the widget :func:`spectral_explorer`.
 
-* a *state* function (plain, cached) that simulates and solves the theory,
-  :func:`spectral_explorer_state`;
-* a *figure* function (plain) that draws a state, :func:`spectral_explorer_figure`; the
-  static page calls it with :data:`SPECTRAL_EXPLORER_DEFAULTS`;
-* the widget, :func:`spectral_explorer`, whose callback only calls the figure function.
-
-Chapter 4's explorer: the sample ratio :math:`\delta` and the preprocessing :math:`T` are the
-controls; the output is the spectrum of :math:`D_T` (histogram, limiting bulk density, bulk
-edge, predicted outlier) and the squared overlap (simulation against the exact theory).
+The sample ratio :math:`\delta` and the preprocessing :math:`T` are the controls; the output
+is the spectrum of :math:`D_T` (histogram, limiting bulk density, bulk edge, predicted
+outlier) and the squared overlap (simulation against the exact theory).
 """
 
 from __future__ import annotations
@@ -24,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from . import _validate as V
-from . import preprocessing as PP
-from . import spectral_theory as TH
-from .linalg import weighted_gram
+from .. import _validate as V
+from .. import preprocessing as PP
+from .. import spectral_theory as TH
+from ..linalg import weighted_gram
 
 __all__ = [
     "SPECTRAL_EXPLORER_DEFAULTS",
