@@ -16,7 +16,13 @@ One module per chapter: :mod:`~lecnotes.widgets.mean_field_vs_ntk` (chapter 1, t
 exponents). Use: ``from lecnotes import widgets; widgets.spectral_explorer()``.
 """
 
-from . import spectral
+from . import first_moment, giant_steps, mean_field_vs_ntk, partial_trace, spectral, two_steps
+from .first_moment import *  # noqa: F403
+from .giant_steps import *  # noqa: F403
+from .mean_field_vs_ntk import *  # noqa: F403
+from .partial_trace import *  # noqa: F403
 from .spectral import *  # noqa: F403
+from .two_steps import *  # noqa: F403
 
-__all__ = [*spectral.__all__]
+__all__ = [*first_moment.__all__, *giant_steps.__all__, *mean_field_vs_ntk.__all__,
+           *partial_trace.__all__, *spectral.__all__, *two_steps.__all__]
