@@ -1,6 +1,8 @@
 """Tests of lecnotes.widgets: the explorers' logic, without a browser (chapters 1, 3-7)."""
 
+import json
 import math
+from pathlib import Path
 
 import matplotlib
 
@@ -408,3 +410,28 @@ def test_two_step_explorer_redraws_through_the_figure_function(two_step_small, m
 def test_two_step_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+# the lectures: one Explore section and one widget cell per explorer
+
+EXPLORERS = {
+    "01_mean_field_vs_ntk": "width_explorer",
+    "03_first_moment": "first_moment_explorer",
+    "05_partial_trace": "collapse_explorer",
+    "06_giant_steps": "giant_step_explorer",
+    "07_two_steps": "two_step_explorer",
+}
+
+
+@pytest.mark.parametrize("stem", sorted(EXPLORERS))
+def test_lecture_has_its_explore_section_and_widget_cell(stem):
+    lectures = Path(__file__).resolve().parents[1] / "lectures"
+    cells = json.loads((lectures / f"{stem}.ipynb").read_text())["cells"]
+    chapter = int(stem[:2])
+    md = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+          and f"(sec-ch{chapter}-explore)=" in "".join(c["source"])]
+    code = [i for i, c in enumerate(cells) if c["cell_type"] == "code"
+            and f"widgets.{EXPLORERS[stem]}(" in "".join(c["source"])]
+    assert len(md) == 1 and code == [md[0] + 1], "one Explore section, then its widget cell"
+    # the page shows the static figure; the widget is for a live kernel
+    assert "remove-output" in cells[code[0]]["metadata"].get("tags", [])

@@ -156,6 +156,7 @@ def first_moment_panel(ax, state: FirstMomentState, names=("raw", "optimal")):
                 ax, state.deltas, state.sims[name][:, i], color=color, alpha=shades[i], ls="",
                 ms=4, label=f"{name}, d = {d}" if i == len(state.dims) - 1 else None)
     ax.set(xscale="log", xlabel=r"$\delta = n/d$", title=_TITLES[state.link])
+    plotting.log_ticks(ax, state.deltas)
 
 
 def first_moment_figure(state: FirstMomentState, preprocessing: str = "raw", fig=None):

@@ -153,6 +153,11 @@ def collapse_figure(state: CollapseState, fig=None):
     fig.set_layout_engine("constrained")
     axes = fig.subplots(1, 2)
     collapse_panels(*axes, state)
+    for ax, xs in zip(axes, (state.alphas, [n / d for d, (ns, _) in state.runs.items()
+                                            for n in ns]), strict=True):
+        lo, hi = float(np.min(xs)), float(np.max(xs))
+        ticks = [m * 10.0**e for e in range(-2, 5) for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
+        plotting.log_ticks(ax, ticks)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center",
                ncol=min(5, len(state.runs) + 1))
     return fig
