@@ -435,3 +435,11 @@ def test_lecture_has_its_explore_section_and_widget_cell(stem):
     assert len(md) == 1 and code == [md[0] + 1], "one Explore section, then its widget cell"
     # the page shows the static figure; the widget is for a live kernel
     assert "remove-output" in cells[code[0]]["metadata"].get("tags", [])
+
+
+def test_build_explorer_needs_controls_and_a_draw_function():
+    from lecnotes.widgets import base
+
+    with pytest.raises(ValueError):
+        base.build_explorer({}, lambda values, fig: (fig, None))
+    assert base.with_option((1, 3), 2) == [1, 2, 3] and base.with_option((1, 3), 3) == [1, 3]
