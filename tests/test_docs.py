@@ -86,7 +86,7 @@ def _modules():
         p
         for p in SRC.rglob("*.py")
         if p.stem not in BOOK_TIER and not p.stem.startswith("_")
-        and p.parent.name not in ("grading", "widgets")
+        and p.parent.name != "grading"
     )
 
 

@@ -121,7 +121,7 @@ def first_moment_explorer_state(link: str = "relu", replicates: int = 200,
                   V.positive_int(rng, "rng", minimum=0))
 
 
-def first_moment_panel(ax, state: FirstMomentState, names=("raw", "optimal")):
+def first_moment_panel(ax, state: FirstMomentState, names=("raw", "optimal")) -> None:
     r"""Draw :math:`\rho^2(\delta)` of some preprocessings for one link into ``ax``.
 
     For each name, in the colours of :data:`lecnotes.plotting.PALETTE` by its place in

@@ -106,7 +106,7 @@ def partial_trace_runs(d: int, seeds: int = 12, rng: int = 0):
                  V.positive_int(rng, "rng", minimum=0))
 
 
-def collapse_panels(ax_alpha, ax_ratio, state: CollapseState):
+def collapse_panels(ax_alpha, ax_ratio, state: CollapseState) -> None:
     r"""Draw :math:`\rho^2` against :math:`n/d^2` (with the limit) and against :math:`n/d`.
 
     Parameters

@@ -214,6 +214,10 @@ def spectral_explorer_figure(delta=3.0, preprocessing="trimmed", d=400, seed=0, 
         As in :func:`spectral_explorer_state`.
     fig : matplotlib Figure, optional
         Figure to draw into (cleared); a new one if omitted.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, SpectralExplorerState)
     """
     import matplotlib.pyplot as plt
 
@@ -266,6 +270,12 @@ def spectral_explorer(delta=None, preprocessing=None, d=None, seed=None):
     Run in a live notebook (Jupyter, Binder): ``from lecnotes import widgets;
     widgets.spectral_explorer()``. The callback redraws with :func:`spectral_explorer_figure`;
     the last state is kept in ``box.state`` (used by the tests).
+
+    Parameters
+    ----------
+    delta, preprocessing, d, seed : optional
+        Start values, as in :func:`spectral_explorer_state` (default
+        :data:`SPECTRAL_EXPLORER_DEFAULTS`).
 
     Returns
     -------
