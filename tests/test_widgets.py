@@ -443,3 +443,14 @@ def test_build_explorer_needs_controls_and_a_draw_function():
     with pytest.raises(ValueError):
         base.build_explorer({}, lambda values, fig: (fig, None))
     assert base.with_option((1, 3), 2) == [1, 2, 3] and base.with_option((1, 3), 3) == [1, 3]
+
+
+def test_explorer_figures_leave_pyplot_registry(width_state, monkeypatch):
+    # else the inline backend shows the explorer's figure again under the next figure cell
+    plt.close("all")
+    monkeypatch.setitem(W.WIDTH_EXPLORER_DEFAULTS, "n", 32)
+    box = W.width_explorer(width_state)
+    box.eps.value = 0.1
+    assert plt.get_fignums() == [] and box.draws == 2
+    W.spectral_explorer(d=40)
+    assert plt.get_fignums() == []

@@ -70,6 +70,9 @@ def build_explorer(controls: dict, draw: Callable, initial: Callable | None = No
                 else:
                     values = {name: c.value for name, c in controls.items()}
                     fig, state = draw(values, holder.get("fig"))
+            # out of pyplot's registry: the inline backend would otherwise show the figure
+            # again under the next cell that draws (and myst-nb give it that cell's label)
+            plt.close(fig)
             holder["fig"], box.state = fig, state
             box.draws += 1
             display(fig)

@@ -312,6 +312,7 @@ def spectral_explorer(delta=None, preprocessing=None, d=None, seed=None):
                     delta_, pre_w.value, defaults["d"], defaults["seed"],
                     fig=fig_holder.get("fig"),
                 )
+            plt.close(fig)  # out of pyplot's registry (see lecnotes.widgets.base)
             fig_holder["fig"] = fig
             box.state = state
             from IPython.display import display
