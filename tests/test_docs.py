@@ -85,7 +85,8 @@ def _modules():
     return sorted(
         p
         for p in SRC.rglob("*.py")
-        if p.stem not in BOOK_TIER and not p.stem.startswith("_") and p.parent.name != "grading"
+        if p.stem not in BOOK_TIER and not p.stem.startswith("_")
+        and p.parent.name != "grading"
     )
 
 

@@ -1,17 +1,12 @@
-r"""Interactive explorers that also leave a static figure (chapter 4).
+r"""The explorer of chapter 4 ({ref}`sec-ch4-explorer`): sample ratio and preprocessing.
 
-Every explorer is split in three layers so that the static page and the live notebook show
-the same thing and the logic is testable without a browser:
+The three layers of :mod:`lecnotes.widgets`: the *state* :func:`spectral_explorer_state`, the
+*figure* :func:`spectral_explorer_figure` (the static page calls it with
+:data:`SPECTRAL_EXPLORER_DEFAULTS`) and the widget :func:`spectral_explorer`.
 
-* a *state* function (plain, cached) that simulates and solves the theory,
-  :func:`spectral_explorer_state`;
-* a *figure* function (plain) that draws a state, :func:`spectral_explorer_figure`; the
-  static page calls it with :data:`SPECTRAL_EXPLORER_DEFAULTS`;
-* the widget, :func:`spectral_explorer`, whose callback only calls the figure function.
-
-Chapter 4's explorer: the sample ratio :math:`\delta` and the preprocessing :math:`T` are the
-controls; the output is the spectrum of :math:`D_T` (histogram, limiting bulk density, bulk
-edge, predicted outlier) and the squared overlap (simulation against the exact theory).
+The sample ratio :math:`\delta` and the preprocessing :math:`T` are the controls; the output
+is the spectrum of :math:`D_T` (histogram, limiting bulk density, bulk edge, predicted
+outlier) and the squared overlap (simulation against the exact theory).
 """
 
 from __future__ import annotations
@@ -24,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from . import _validate as V
-from . import preprocessing as PP
-from . import spectral_theory as TH
-from .linalg import weighted_gram
+from .. import _validate as V
+from .. import preprocessing as PP
+from .. import spectral_theory as TH
+from ..linalg import weighted_gram
 
 __all__ = [
     "SPECTRAL_EXPLORER_DEFAULTS",
@@ -219,6 +214,10 @@ def spectral_explorer_figure(delta=3.0, preprocessing="trimmed", d=400, seed=0, 
         As in :func:`spectral_explorer_state`.
     fig : matplotlib Figure, optional
         Figure to draw into (cleared); a new one if omitted.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, SpectralExplorerState)
     """
     import matplotlib.pyplot as plt
 
@@ -272,6 +271,12 @@ def spectral_explorer(delta=None, preprocessing=None, d=None, seed=None):
     widgets.spectral_explorer()``. The callback redraws with :func:`spectral_explorer_figure`;
     the last state is kept in ``box.state`` (used by the tests).
 
+    Parameters
+    ----------
+    delta, preprocessing, d, seed : optional
+        Start values, as in :func:`spectral_explorer_state` (default
+        :data:`SPECTRAL_EXPLORER_DEFAULTS`).
+
     Returns
     -------
     ipywidgets.VBox
@@ -307,6 +312,7 @@ def spectral_explorer(delta=None, preprocessing=None, d=None, seed=None):
                     delta_, pre_w.value, defaults["d"], defaults["seed"],
                     fig=fig_holder.get("fig"),
                 )
+            plt.close(fig)  # out of pyplot's registry (see lecnotes.widgets.base)
             fig_holder["fig"] = fig
             box.state = state
             from IPython.display import display
