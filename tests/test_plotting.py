@@ -170,9 +170,21 @@ def test_phone_layout_of_one_panel_spanning_panels_nested_grids_and_side_legends
     fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
     ax.plot([0, 1], [0, 1], label="a label long enough to widen the figure")
     ax.legend(loc="upper left", bbox_to_anchor=(1, 1))   # beside the panel
+    ax.set_title("a panel title far too long for the width of a phone's column")
     assert plotting.phone_layout(fig)
     extent = fig.get_tightbbox(fig.canvas.get_renderer()).width
     assert extent <= plotting.PHONE_WIDTH + 0.05
+    assert ax.get_legend() is None and len(fig.legends) == 1   # moved below the panel
+    assert "\n" in ax.get_title()
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7.5, 3), layout="constrained")
+    for m in (16, 64, 256):                         # two columns of these do not fit
+        ax.plot([0, 1], [0, m], label=f"full network, m = {m}")
+        ax.plot([0, 1], [m, 0], "--", label=f"reduced, m = {m}")
+    plotting.shared_legend(fig, ncol=3)
+    assert plotting.phone_layout(fig)
+    assert fig.legends[0]._ncols == 1
+    assert fig.get_tightbbox(fig.canvas.get_renderer()).width <= plotting.PHONE_WIDTH + 0.05
     plt.close(fig)
     with pytest.raises(ValueError, match="width"):
         plotting.phone_layout(plt.figure(), width=0)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
+import warnings
 
 import matplotlib as mpl
 import numpy as np
@@ -124,9 +126,11 @@ def _phone_png(fig):
     from IPython.core.pylabtools import retina_figure
 
     try:
-        if not phone_layout(fig):
-            return None
-        return retina_figure(fig, base64=True)
+        with warnings.catch_warnings():   # a layout warning belongs to no cell of the page
+            warnings.simplefilter("ignore")
+            if not phone_layout(fig):
+                return None
+            return retina_figure(fig, base64=True)
     except Exception:   # noqa: BLE001 - a figure without a phone variant is shown as it is
         return None
 
@@ -138,8 +142,9 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     several cells becomes one) are stacked in reading order in one column ``width`` inches
     wide, each keeping its aspect within 1.8-2.5 in of height; tick labels hidden by a shared
     axis are shown again. Legends of the figure are redrawn below the panels in at most two
-    columns; a panel's legend placed beside it moves inside it. A figure whose panels lie in
-    several grids (nested grids) is left as it is.
+    columns (one, with wrapped labels, if two do not fit), and so is a panel's legend placed
+    beside it; long panel titles are wrapped. A figure whose panels lie in several grids
+    (nested grids) is left as it is.
 
     Parameters
     ----------
@@ -179,14 +184,16 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
         _label_shared_axes(panels)
     height = panel_h * (len(cells) if cols > 1 else rows)
     renderer = fig.canvas.get_renderer()
-    for ax in panels:     # a legend beside its panel goes inside it: no room beside on a phone
+    legends = list(fig.legends)
+    for ax in panels:     # a legend beside its panel: no room beside it on a phone, so below
         legend = ax.get_legend()
         if legend is not None and (legend.get_window_extent(renderer).x0
                                    >= ax.get_window_extent(renderer).x1 - 1):
-            legend.set_bbox_to_anchor(None)
-            legend.set_loc("best")
-    for legend in list(fig.legends):
-        height += _narrow_legend(fig, legend)
+            legends.append(legend)
+        if len(ax.get_title()) > 34:                   # 11 pt titles: about 34 characters
+            ax.set_title(textwrap.fill(ax.get_title(), 34))
+    for legend in legends:
+        height += _narrow_legend(fig, legend, width, renderer)
     if fig.get_suptitle():
         height += 0.3
     fig.set_size_inches(width, height)
@@ -216,8 +223,9 @@ def _label_shared_axes(panels) -> None:
                 getattr(ax, f"set_{axis}label")(label)
 
 
-def _narrow_legend(fig, legend) -> float:
-    """Draw a figure legend again below the panels in at most two columns; its height (in)."""
+def _narrow_legend(fig, legend, width: float, renderer) -> float:
+    """Draw a legend again below the panels, in two columns if they fit in ``width`` inches,
+    else one (labels wrapped); return the height it needs (in)."""
     texts = [t.get_text() for t in legend.get_texts()]
     found = {}
     for ax in fig.axes:      # the original artists, so that error bars keep their caps
@@ -227,9 +235,14 @@ def _narrow_legend(fig, legend) -> float:
                else legend.legend_handles)
     title = legend.get_title().get_text() or None
     legend.remove()
-    ncol = 1 if max(map(len, texts), default=0) > 24 else min(2, len(texts))
-    fig.legend(handles, texts, loc="outside lower center", ncol=ncol, title=title)
-    return 0.2 * math.ceil(len(texts) / max(ncol, 1)) + 0.15 * bool(title) + 0.1
+    for ncol in (min(2, len(texts)), 1):
+        labels = texts if ncol > 1 else [textwrap.fill(t, 40) for t in texts]
+        new = fig.legend(handles, labels, loc="outside lower center", ncol=ncol, title=title)
+        if ncol == 1 or new.get_window_extent(renderer).width <= width * fig.dpi:
+            break
+        new.remove()
+    lines = sum(lab.count("\n") + 1 for lab in labels)
+    return 0.2 * math.ceil(lines / ncol) + 0.15 * bool(title) + 0.1
 
 
 def errorbar_over_seeds(ax, x, values, label=None, **kw):
