@@ -143,8 +143,9 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     wide, each keeping its aspect within 1.8-2.5 in of height; tick labels hidden by a shared
     axis are shown again. Legends of the figure are redrawn below the panels in at most two
     columns (one, with wrapped labels, if two do not fit), and so is a panel's legend placed
-    beside it; long panel titles are wrapped. A figure whose panels lie in several grids
-    (nested grids) is left as it is.
+    beside it or wider than 60 % of the width; long panel titles are wrapped. The canvas is
+    narrowed until the saved PNG ("tight", with its padding) is at most ``width`` wide. A
+    figure whose panels lie in several grids (nested grids) is left as it is.
 
     Parameters
     ----------
@@ -185,11 +186,13 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     height = panel_h * (len(cells) if cols > 1 else rows)
     renderer = fig.canvas.get_renderer()
     legends = list(fig.legends)
-    for ax in panels:     # a legend beside its panel: no room beside it on a phone, so below
+    for ax in panels:     # a legend beside its panel, or as wide as it: below, on a phone
         legend = ax.get_legend()
-        if legend is not None and (legend.get_window_extent(renderer).x0
-                                   >= ax.get_window_extent(renderer).x1 - 1):
-            legends.append(legend)
+        if legend is not None:
+            box = legend.get_window_extent(renderer)
+            if (box.x0 >= ax.get_window_extent(renderer).x1 - 1
+                    or box.width > 0.6 * width * fig.dpi):
+                legends.append(legend)
         if len(ax.get_title()) > 34:                   # 11 pt titles: about 34 characters
             ax.set_title(textwrap.fill(ax.get_title(), 34))
     for legend in legends:
@@ -197,11 +200,14 @@ def phone_layout(fig, width: float = PHONE_WIDTH) -> bool:
     if fig.get_suptitle():
         height += 0.3
     fig.set_size_inches(width, height)
-    # what the panels cannot shrink (long tick labels, a wide legend) widens the saved
-    # figure: narrow the canvas by the excess, twice, so that the PNG is ``width`` wide
-    for _ in range(2):
-        extent = fig.get_tightbbox(renderer).width
-        if extent <= width + 0.05:
+    # what the panels cannot shrink (long tick labels) widens the saved figure: narrow the
+    # canvas by the excess so that the PNG, cut to its content plus savefig's 0.1 in padding
+    # on each side ("tight"), is at most ``width`` wide
+    for _ in range(3):
+        fig.draw_without_rendering()      # the constrained layout at the current size
+        extent = (fig.get_tightbbox(fig.canvas.get_renderer()).width
+                  + 2 * mpl.rcParams["savefig.pad_inches"])
+        if extent <= width + 0.02:
             break
         fig.set_size_inches(max(fig.get_size_inches()[0] - (extent - width), 0.6 * width),
                             height)
