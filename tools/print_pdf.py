@@ -45,7 +45,8 @@ def chromium() -> str:
 
 
 def print_pdf(html: Path, out: Path, budget_ms: int = 120_000) -> float:
-    """Print ``html`` to ``out`` (A4, backgrounds, no header or footer); return seconds."""
+    """Print ``html`` to ``out`` (Chromium's default US Letter page, backgrounds, no header or
+    footer); return seconds."""
     out.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as profile:
