@@ -30,7 +30,8 @@ export MKL_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
-        install-dev student-edition assignments benchmarks robustness pdf test-pdf audit
+        install-dev student-edition assignments benchmarks robustness pdf pdf-print test-pdf \
+        test-pages
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).
@@ -59,9 +60,7 @@ install-dev: $(DEV_VENV)/.installed
 # HTML build then links from the front page and copies to _build/html/book.pdf.
 book: install
 	$(BIN)/python tools/execute.py --jobs $(JOBS)
-	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; \
-	then $(BIN)/jupyter-book build . --builder singlehtml && $(BIN)/python tools/print_pdf.py; \
-	else echo "No Chromium: the book is built without its PDF (apt-get install chromium)."; fi
+	$(MAKE) --no-print-directory pdf-print
 	$(BIN)/jupyter-book build .
 	@echo "Open _build/html/index.html in a browser."
 
@@ -97,6 +96,8 @@ test: install install-dev
 	step "lint and unit tests (make check)" && $(MAKE) --no-print-directory check && \
 	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
 	  $(MAKE) --no-print-directory test-notebooks && \
+	step "the book as one PDF from that execution (make pdf-print)" && \
+	  $(MAKE) --no-print-directory pdf-print && \
 	step "the book from that execution, every warning an error (make book-strict)" && \
 	  $(MAKE) --no-print-directory book-strict && \
 	step "the built book, the editions, the reader's venv (make test-slow)" && \
@@ -122,16 +123,24 @@ robustness: install
 # book, printed by headless Chromium (tools/print_pdf.py says why not LaTeX); several minutes.
 pdf: install
 	$(BIN)/python tools/execute.py --jobs $(JOBS)
-	$(BIN)/jupyter-book build . --builder singlehtml
-	$(BIN)/python tools/print_pdf.py
+	$(MAKE) --no-print-directory pdf-print
+
+# The PDF from the execution cache as it is (make test fills it with nbval's outputs): the
+# single-page build and Chromium's print (about 3 minutes); without Chromium, a message only
+# (the HTML build then links no PDF, and tests/test_pdf.py skips).
+pdf-print: install
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; \
+	then $(BIN)/jupyter-book build . --builder singlehtml && $(BIN)/python tools/print_pdf.py; \
+	else echo "No Chromium: no PDF (apt-get install chromium)."; fi
 
 test-pdf: pdf install-dev
 	$(BIN)/jupyter-book build .
 	$(DEV)/python -m pytest -m slow -q tests/test_pdf.py
 
-# the axe-core accessibility audit of every built page (tests/test_accessibility.py); slow
-audit: install install-dev
-	LECNOTES_AUDIT=1 $(DEV)/python -m pytest -m slow -q tests/test_accessibility.py
+# the built pages alone: rendering, links, layout at 1400 and 390 px, the dark theme and the
+# axe-core audit, in one pass (tests/test_pages.py; part of make test-slow)
+test-pages: install install-dev
+	$(DEV)/python -m pytest -m slow -q tests/test_pages.py
 
 benchmarks: install
 	$(BIN)/python benchmarks/run.py

@@ -1,14 +1,10 @@
 """Headless Chromium for the reading tests, with the network off.
 
-Two ways of driving it, both with the same flags:
-
-* one-shot commands (:func:`dump_dom`, :func:`screenshot`, :func:`render` for both at once):
-  one Chromium process per page, the
-  page considered loaded after a virtual-time budget. Enough for static pages (the HTML book).
-* :class:`DevTools`: one long-lived Chromium driven over the DevTools protocol on a pipe
-  (``--remote-debugging-pipe``: no port, no extra package), for web applications such as
-  JupyterLab that render lazily: the test navigates, evaluates JavaScript until the page is
-  ready, reads the DOM and takes screenshots, all in one browser.
+:class:`DevTools`: one long-lived Chromium driven over the DevTools protocol on a pipe
+(``--remote-debugging-pipe``: no port, no extra package). A test navigates, evaluates
+JavaScript until the page is ready (MathJax typeset, JupyterLab restored), reads the DOM,
+changes the emulated theme or viewport and takes screenshots, all in one browser: the book's
+pages (``tests/_survey.py``) and JupyterLab (``tests/_jupyterlab.py``).
 
 Network off means: every host name resolves to nothing and every proxied request goes to a closed
 port. With ``loopback=True`` the address 127.0.0.1 is still reachable (a server the test started
@@ -39,7 +35,6 @@ FLAGS = [
 ]
 NO_HOSTS = "--host-resolver-rules=MAP * ~NOTFOUND"
 LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
-VIRTUAL_TIME = "--virtual-time-budget=15000"
 
 
 def chromium() -> str | None:
@@ -58,41 +53,6 @@ SKIP_REASON = "Chromium is not installed (Debian package 'chromium'); browser te
 def flags(loopback: bool = False) -> list[str]:
     """Chromium flags with the network off (``loopback=True``: 127.0.0.1 stays reachable)."""
     return [*FLAGS, LOOPBACK_ONLY if loopback else NO_HOSTS]
-
-
-def dump_dom(url: str, profile: Path, loopback: bool = False) -> str:
-    """The DOM of ``url`` after the virtual-time budget, serialised as HTML."""
-    proc = subprocess.run(
-        [CHROMIUM, *flags(loopback), VIRTUAL_TIME, f"--user-data-dir={profile}", "--dump-dom",
-         url],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
-
-
-def screenshot(url: str, target: Path, profile: Path, dark: bool = False,
-               size: tuple[int, int] = (1280, 2000), loopback: bool = False):
-    """Save a PNG screenshot of ``url`` (optionally in the dark theme) to ``target``."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    extra = ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"] if dark else []
-    subprocess.run(
-        [CHROMIUM, *flags(loopback), VIRTUAL_TIME, *extra, f"--user-data-dir={profile}",
-         f"--window-size={size[0]},{size[1]}", f"--screenshot={target}", url],
-        capture_output=True, timeout=120,
-    )
-
-
-def render(url: str, shot: Path, profile: Path, size: tuple[int, int] = (1280, 2000)) -> str:
-    """Load ``url`` once: save a screenshot to ``shot`` and return the DOM (one process)."""
-    shot.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [CHROMIUM, *flags(), VIRTUAL_TIME, f"--user-data-dir={profile}",
-         f"--window-size={size[0]},{size[1]}", f"--screenshot={shot}", "--dump-dom", url],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 class DevToolsError(RuntimeError):

@@ -1,8 +1,10 @@
 // Accessibility repairs of the theme's and Sphinx's markup (found by the axe-core audit,
-// tests/test_accessibility.py):
+// tests/test_pages.py):
 // * a button or link whose aria-label does not contain its visible text (the theme's search
 //   button: label "Search", text "Search Ctrl+K") is named by its text instead, so that a
-//   speech-input user can say what they see (label-content-name-mismatch);
+//   speech-input user can say what they see (label-content-name-mismatch); a collapsible
+//   block's summary ("Show code cell source", "Hide code cell source" once open) loses its
+//   fixed label instead, so that its name follows what it shows;
 // * Sphinx's citation list has role="list" but its entries have role="doc-biblioentry",
 //   which axe-core does not accept as list items (aria-required-children): they become
 //   "listitem";
@@ -44,7 +46,10 @@
             b.removeAttribute("aria-label");   // named by its visible icons' titles
           }
         } else if (label.toLowerCase().indexOf(text.toLowerCase()) < 0) {
-          b.setAttribute("aria-label", text);   // the name a speech-input user reads off
+          // a summary's text changes when it opens ("Show ..." / "Hide ..."): no label, so
+          // its name is the text it shows; others get the name a speech-input user reads off
+          if (b.tagName === "SUMMARY") b.removeAttribute("aria-label");
+          else b.setAttribute("aria-label", text);
         }
       });
     document.querySelectorAll('[role="list"].citation-list > *').forEach(
