@@ -299,7 +299,7 @@ def survey(pages: list[Path], chapter, profile: Path, shots: Path | None = None,
         for page in pages:
             start = time.monotonic()
             result = results[page] = PageSurvey()
-            head = page.read_text(errors="replace")[:3000]
+            head = page.read_text(errors="replace")[:3000].lower()
             if 'http-equiv="refresh"' in head:
                 result.redirect = True
                 continue

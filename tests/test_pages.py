@@ -43,6 +43,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 from _browser import CHROMIUM, SKIP_REASON
 from _survey import axe_source, survey
+from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "pagetest"
@@ -51,6 +52,7 @@ SHOTS = ROOT / "_build" / "screenshots"
 
 pytestmark = pytest.mark.slow
 BLOCKING = ("critical", "serious")
+print_pdf = load_tool("print_pdf")
 
 
 def _fresh_build() -> Path | None:
@@ -221,6 +223,8 @@ def test_every_page_renders_offline(built_book, surveyed):
             target = page if not u.path else (page.parent / unquote(u.path)).resolve()
             if target.is_dir():
                 target = target / "index.html"
+            if not target.exists() and target.name == "book.pdf":
+                print_pdf.wait(ROOT / "_build" / "pdf" / "book.pdf")  # printed meanwhile
             if not target.exists():
                 problems.append(f"{rel}: broken link {href}")
                 continue

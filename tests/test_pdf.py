@@ -1,7 +1,8 @@
 """The printed book (``make pdf``): one PDF with every chapter, no raw TeX, figures embedded.
 
-``make test`` prints it from the lectures' nbval execution (``make pdf-print``, about 3 minutes)
-before the strict HTML build, which links it; ``make test-pdf`` builds and tests it alone.
+``make test`` prints it from the lectures' nbval execution (``make pdf-print``, about 3 minutes,
+in the background while the strict HTML build, which links it, and the first slow tests run;
+these tests wait for it); ``make test-pdf`` builds and tests it alone.
 Skipped where there is no PDF (no Chromium: the HTML then links none) or no poppler-utils.
 """
 
@@ -14,15 +15,24 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "pdf" / "book.pdf"
+print_pdf = load_tool("print_pdf")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not PDF.exists(), reason="no _build/pdf/book.pdf: run make test-pdf"),
+    pytest.mark.skipif(not PDF.exists() and not print_pdf.pending(PDF).exists(),
+                       reason="no _build/pdf/book.pdf: run make test-pdf"),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed"),
 ]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def printed():
+    """The PDF, once a background print (make test) has ended; fails if that print failed."""
+    assert print_pdf.wait(PDF) is not None, "the print ended without a PDF"
 # MathJax's delimiters left in the text mean a formula was not typeset (\\mathbb and friends
 # also occur in the code the page shows, so they are not a sign)
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{")

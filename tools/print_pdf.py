@@ -10,10 +10,17 @@ proof box, whose differences from the HTML would need their own tests.
 Usage (``make pdf`` runs the build first, then this)::
 
     python tools/print_pdf.py [--html _build/singlehtml/book/intro.html] [--out _build/pdf/book.pdf]
+                              [--background]
 
 It also copies the PDF into the HTML book (``_build/html/book.pdf``) when that exists, which
 is where the front page links to. Network off: every host name resolves to nothing (MathJax is
 served from the build, see ``book/_ext/offline_mathjax.py``).
+
+``--background`` (``make test``) returns at once and prints in a detached process, so that the
+strict HTML build and the first slow tests run meanwhile (the print is one busy core for about
+two and a half minutes). While it prints, ``<out>.pending`` exists: the HTML build links the
+PDF that is coming (``book/_ext/pdf_link.py``), and the tests that read it wait for the marker
+to go (:func:`wait`). A failed print leaves ``<out>.failed`` with Chromium's message.
 """
 
 from __future__ import annotations
@@ -61,15 +68,66 @@ def print_pdf(html: Path, out: Path, budget_ms: int = 120_000) -> float:
     return time.monotonic() - start
 
 
+def pending(out: Path) -> Path:
+    """The marker that exists while ``out`` is being printed in the background."""
+    return out.with_name(out.name + ".pending")
+
+
+def failed(out: Path) -> Path:
+    """The file a failed background print leaves, with Chromium's message."""
+    return out.with_name(out.name + ".failed")
+
+
+def wait(out: Path, timeout: float = 900, poll: float = 1.0) -> Path | None:
+    """Wait for a background print of ``out`` to end; ``out`` if it exists then, else ``None``.
+
+    Raises ``RuntimeError`` if the print failed or did not end within ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while pending(out).exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the PDF was still printing after {timeout:g} s")
+        time.sleep(poll)
+    if failed(out).exists():
+        raise RuntimeError(f"the PDF print failed: {failed(out).read_text()[-2000:]}")
+    return out if out.exists() else None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--html", type=Path,
                     default=ROOT / "_build" / "singlehtml" / "book" / "intro.html")
     ap.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / "book.pdf")
+    ap.add_argument("--background", action="store_true",
+                    help="print in a detached process; <out>.pending exists until it ends")
+    ap.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)  # the child
     args = ap.parse_args(argv)
     if not args.html.exists():
         raise SystemExit(f"{args.html} is missing: build it with "
                          "`jupyter-book build . --builder singlehtml`")
+    if args.background:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        for stale in (args.out, failed(args.out)):
+            stale.unlink(missing_ok=True)
+        pending(args.out).write_text("printing\n")
+        log = open(args.out.with_name(args.out.name + ".log"), "w")  # noqa: SIM115
+        subprocess.Popen([sys.executable, __file__, "--html", str(args.html), "--out",
+                          str(args.out), "--marked"], stdout=log, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+        print(f"printing {args.out} in the background (log: {log.name})")
+        return 0
+    if args.marked:
+        try:
+            return _print(args)
+        except BaseException as err:
+            failed(args.out).write_text(f"{type(err).__name__}: {err}\n")
+            raise
+        finally:
+            pending(args.out).unlink(missing_ok=True)
+    return _print(args)
+
+
+def _print(args) -> int:
     # singlehtml writes the page of the root document (book/intro) into book/, but with links
     # relative to the output's root (_static/, _images/): print a copy placed at the root
     site_root = args.html.parent.parent if args.html.parent.name == "book" else args.html.parent

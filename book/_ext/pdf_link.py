@@ -4,8 +4,11 @@
 to ``_build/pdf/book.pdf`` (``tools/print_pdf.py``). When that file exists as an HTML build
 starts, this extension copies it into the HTML output as ``book.pdf``, sets the Sphinx tag
 ``lecnotes_pdf`` (the front page's ``{only} lecnotes_pdf`` paragraph links to it) and adds
-"PDF" to each page's download menu. Without it (the test suite's build does not print the
-PDF) neither link is written, so no page links to a missing file.
+"PDF" to each page's download menu. Without it neither link is written, so no page links to
+a missing file. ``make test`` prints the PDF in the background while it builds the HTML: the
+marker ``book.pdf.pending`` next to it promises the file, so the pages link it, and the print
+copies it into the HTML output when it ends (``tools/print_pdf.py``; the tests that follow
+wait for it and fail if it did not come).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ def printed_pdf(outdir: str | Path) -> Path:
 def _inited(app):
     if app.builder.name != "html":
         return
-    if printed_pdf(app.outdir).is_file():
+    pdf = printed_pdf(app.outdir)
+    if pdf.is_file() or pdf.with_name(NAME + ".pending").is_file():
         app.tags.add(TAG)
     else:
         logger.info("pdf link: no %s (make pdf prints it); the pages do not link a PDF",
@@ -51,8 +55,9 @@ def _add_button(app, pagename, templatename, context, doctree):
 
 
 def _copy(app, exception):
-    if exception is None and app.builder.name == "html" and app.tags.has(TAG):
-        shutil.copy(printed_pdf(app.outdir), Path(app.outdir) / NAME)
+    pdf = printed_pdf(app.outdir)
+    if exception is None and app.builder.name == "html" and app.tags.has(TAG) and pdf.is_file():
+        shutil.copy(pdf, Path(app.outdir) / NAME)   # (a background print copies it itself)
 
 
 def setup(app):

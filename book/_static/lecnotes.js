@@ -8,6 +8,8 @@
 // * Sphinx's citation list has role="list" but its entries have role="doc-biblioentry",
 //   which axe-core does not accept as list items (aria-required-children): they become
 //   "listitem";
+// * the theme's primary sidebar, a plain div, becomes a complementary landmark, so that the
+//   book's title and the search button above its table of contents are in a landmark;
 // * the theme's colour-mode button is labelled "Color mode" but FontAwesome turns its icons'
 //   titles ("Light", "Dark", "System Settings") into SVG titles that name its content, which
 //   the label does not contain: the icons lose their titles and are hidden from assistive
@@ -54,6 +56,13 @@
       });
     document.querySelectorAll('[role="list"].citation-list > *').forEach(
       function (e) { e.setAttribute("role", "listitem"); });
+    // the primary sidebar (the book's title, search, the table of contents) is a plain div:
+    // its title and search button were in no landmark (axe-core: region)
+    var sidebar = document.getElementById("pst-primary-sidebar");
+    if (sidebar && !sidebar.hasAttribute("role")) {
+      sidebar.setAttribute("role", "complementary");
+      sidebar.setAttribute("aria-label", "The book's contents");
+    }
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", repair);
