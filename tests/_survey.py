@@ -286,13 +286,13 @@ def _phone(browser: DevTools, result: PageSurvey) -> None:
 
 def survey(pages: list[Path], chapter, profile: Path, shots: Path | None = None,
            html_root: Path | None = None, axe: str | None = None,
-           dark_shot: Path | None = None) -> dict[Path, PageSurvey]:
+           dark_shots: dict[Path, Path] | None = None) -> dict[Path, PageSurvey]:
     """Load every page of ``pages`` once and measure it (see the module's docstring).
 
     ``chapter(page)`` says whether the layout, dark-theme and phone checks apply (the lectures
     and the ledger); ``axe`` is the axe-core script (no audit when ``None``); a screenshot of
     the top of every page goes under ``shots`` (by its path relative to ``html_root``), and
-    one of the first chapter page in the dark theme to ``dark_shot``.
+    one in the dark theme of each page of ``dark_shots`` (page: target).
     """
     results: dict[Path, PageSurvey] = {}
     with DevTools(profile, size=DESKTOP, loopback=False) as browser:
@@ -320,8 +320,8 @@ def survey(pages: list[Path], chapter, profile: Path, shots: Path | None = None,
                 result.axe = browser.evaluate(_AUDIT, timeout=240)
             if result.chapter:
                 _dark(browser, result)
-                if dark_shot is not None and not dark_shot.exists():
-                    browser.screenshot(dark_shot)
+                if page in (dark_shots or {}):
+                    browser.screenshot(dark_shots[page])
                 _scheme(browser, dark=False)
                 _phone(browser, result)
             result.seconds = round(time.monotonic() - start, 1)

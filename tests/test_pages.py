@@ -144,12 +144,10 @@ def surveyed(built_book, tmp_path_factory):
     pages = _pages(built_book)
     assert len(pages) >= 5, f"too few pages built: {pages}"
     lectures = [p for p in pages if "lectures" in p.parts]
-    dark = SHOTS / "dark" / lectures[0].relative_to(built_book).with_suffix(".png") \
-        if lectures else None
-    if dark is not None and dark.exists():
-        dark.unlink()
+    dark = {p: SHOTS / "dark" / p.relative_to(built_book).with_suffix(".png")
+            for p in lectures[:1]}
     results = survey(pages, _chapter_page, tmp_path_factory.mktemp("survey") / "profile",
-                     shots=SHOTS, html_root=built_book, axe=axe_source(), dark_shot=dark)
+                     shots=SHOTS, html_root=built_book, axe=axe_source(), dark_shots=dark)
     report = {str(p.relative_to(built_book)): {
         "seconds": r.seconds, "figures": r.figures_seen,
         "axe": [f"{v['impact']} {v['id']} ({v['nodes']})" for v in r.axe],
