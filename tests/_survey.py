@@ -220,7 +220,6 @@ class PageSurvey:
     dom: str = ""                 # the rendered DOM, light theme, desktop
     seconds: float = 0.0
     redirect: bool = False        # the root index.html only redirects
-    chapter: bool = False         # a lecture or the ledger: the layout checks apply
     code_cut: list = field(default_factory=list)
     figures_desktop: list = field(default_factory=list)
     figures_seen: int = 0
@@ -284,15 +283,15 @@ def _phone(browser: DevTools, result: PageSurvey) -> None:
     result.phone_figures = browser.evaluate(_CODE_AND_FIGURES.replace("PHONE", "true"))["figures"]
 
 
-def survey(pages: list[Path], chapter, profile: Path, shots: Path | None = None,
+def survey(pages: list[Path], profile: Path, shots: Path | None = None,
            html_root: Path | None = None, axe: str | None = None,
-           dark_shots: dict[Path, Path] | None = None) -> dict[Path, PageSurvey]:
+           extra_shots: dict[Path, Path] | None = None) -> dict[Path, PageSurvey]:
     """Load every page of ``pages`` once and measure it (see the module's docstring).
 
-    ``chapter(page)`` says whether the layout, dark-theme and phone checks apply (the lectures
-    and the ledger); ``axe`` is the axe-core script (no audit when ``None``); a screenshot of
-    the top of every page goes under ``shots`` (by its path relative to ``html_root``), and
-    one in the dark theme of each page of ``dark_shots`` (page: target).
+    ``axe`` is the axe-core script (no audit when ``None``). A screenshot of the top of every
+    page goes under ``shots`` (by its path relative to ``html_root``), and for each page of
+    ``extra_shots`` (page: folder) one in the dark theme and one on the phone into that folder
+    (``dark.png``, ``phone.png``).
     """
     results: dict[Path, PageSurvey] = {}
     with DevTools(profile, size=DESKTOP, loopback=False) as browser:
@@ -303,26 +302,26 @@ def survey(pages: list[Path], chapter, profile: Path, shots: Path | None = None,
             if 'http-equiv="refresh"' in head:
                 result.redirect = True
                 continue
-            result.chapter = bool(chapter(page))
             _metrics(browser, DESKTOP, phone=False)
             _scheme(browser, dark=False)
             _load(browser, page.as_uri())
             result.dom = browser.evaluate("document.documentElement.outerHTML")
             if shots is not None and html_root is not None:
                 browser.screenshot(shots / page.relative_to(html_root).with_suffix(".png"))
-            if result.chapter:
-                found = browser.evaluate(_CODE_AND_FIGURES.replace("PHONE", "false"))
-                result.code_cut, result.figures_desktop = found["code"], found["figures"]
-                result.figures_seen = found["count"]
+            found = browser.evaluate(_CODE_AND_FIGURES.replace("PHONE", "false"))
+            result.code_cut, result.figures_desktop = found["code"], found["figures"]
+            result.figures_seen = found["count"]
             if axe is not None:
                 if not browser.evaluate("typeof axe !== 'undefined'"):
                     browser.evaluate(axe + "; true")
                 result.axe = browser.evaluate(_AUDIT, timeout=240)
-            if result.chapter:
-                _dark(browser, result)
-                if page in (dark_shots or {}):
-                    browser.screenshot(dark_shots[page])
-                _scheme(browser, dark=False)
-                _phone(browser, result)
+            folder = (extra_shots or {}).get(page)
+            _dark(browser, result)
+            if folder is not None:
+                browser.screenshot(folder / "dark.png")
+            _scheme(browser, dark=False)
+            _phone(browser, result)
+            if folder is not None:
+                browser.screenshot(folder / "phone.png")
             result.seconds = round(time.monotonic() - start, 1)
     return results

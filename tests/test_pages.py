@@ -11,7 +11,7 @@ phone's width (``tests/_survey.py``). The tests then check that
 * every image loads (the file exists and decodes) and has alt text;
 * no Python traceback, error or stderr output appears;
 * internal links resolve (target file exists; a ``#fragment`` names an id of the target);
-* **desktop, 1400 px** (the lectures and the ledger, every collapsed block open): no line of
+* **desktop, 1400 px** (every page, every collapsed block open): no line of
   code is wider than its code block, and every figure is shown large enough that the style's
   smallest text (``plotting.MIN_FONT_PT``, 9 pt) is at least 9 CSS points;
 * **phone, 390 px:** no math is clipped, nothing runs past the text column unless it sits in
@@ -23,7 +23,8 @@ phone's width (``tests/_survey.py``). The tests then check that
 * **accessibility:** axe-core (the npm package, installed into ``_build/axe`` on first use)
   finds no violation of impact "critical" or "serious" on any page; no rule is disabled.
 
-Screenshots of every page (light, and the first chapter dark) and ``survey.json`` (per page:
+Screenshots of every page (light; chapter 6 and the front page also dark and on the phone,
+under ``extra/``) and ``survey.json`` (per page:
 seconds, figures, axe findings of every impact, the lowest contrasts) go to
 ``_build/screenshots/``. Skipped, with a message, only where no Chromium is installed.
 """
@@ -143,11 +144,11 @@ def surveyed(built_book, tmp_path_factory):
     """Every page loaded once and measured (``tests/_survey.py``); a report for review."""
     pages = _pages(built_book)
     assert len(pages) >= 5, f"too few pages built: {pages}"
-    lectures = [p for p in pages if "lectures" in p.parts]
-    dark = {p: SHOTS / "dark" / p.relative_to(built_book).with_suffix(".png")
-            for p in lectures[:1]}
-    results = survey(pages, _chapter_page, tmp_path_factory.mktemp("survey") / "profile",
-                     shots=SHOTS, html_root=built_book, axe=axe_source(), dark_shots=dark)
+    # the dark theme and the phone, for review: a chapter with figures and the front page
+    extra = {p: SHOTS / "extra" / p.relative_to(built_book).with_suffix("") for p in pages
+             if p.name in ("06_giant_steps.html", "intro.html")}
+    results = survey(pages, tmp_path_factory.mktemp("survey") / "profile", shots=SHOTS,
+                     html_root=built_book, axe=axe_source(), extra_shots=extra)
     report = {str(p.relative_to(built_book)): {
         "seconds": r.seconds, "figures": r.figures_seen,
         "axe": [f"{v['impact']} {v['id']} ({v['nodes']})" for v in r.axe],
@@ -157,11 +158,6 @@ def surveyed(built_book, tmp_path_factory):
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "survey.json").write_text(json.dumps(report, indent=1))
     return results
-
-
-def _chapter_page(page: Path) -> bool:
-    """The pages the layout, dark-theme and phone checks apply to: lectures and the ledger."""
-    return "lectures" in page.parts or page.name == "claims-ledger.html"
 
 
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\frac|\\mathbb")
@@ -257,15 +253,17 @@ def test_every_chapter_offers_its_executed_notebook(built_book):
 MIN_CONTRAST = 4.5
 
 
-def _chapters(surveyed: dict) -> dict:
-    found = {p: r for p, r in surveyed.items() if r.chapter}
-    assert len(found) >= 9, f"too few chapter pages: {list(found)}"
+def _every_page(surveyed: dict) -> dict:
+    """Every page but the redirect (the lectures and every other page of the book)."""
+    found = {p: r for p, r in surveyed.items() if not r.redirect}
+    lectures = [p for p in found if "lectures" in p.parts]
+    assert len(lectures) >= 9, f"too few chapter pages: {lectures}"
     return found
 
 
 def test_code_fits_its_block_and_figures_are_shown_full_size(surveyed):
     problems = []
-    for page, r in _chapters(surveyed).items():
+    for page, r in _every_page(surveyed).items():
         problems += [f"{page.name}: code line cut off: {line!r}" for line in r.code_cut]
         problems += [f"{page.name}: figure scaled down: {f}" for f in r.figures_desktop]
     assert not problems, "\n".join(problems)
@@ -273,7 +271,7 @@ def test_code_fits_its_block_and_figures_are_shown_full_size(surveyed):
 
 def test_a_phone_shows_every_math_figure_and_line_within_the_column(surveyed):
     problems = []
-    for page, r in _chapters(surveyed).items():
+    for page, r in _every_page(surveyed).items():
         problems += [f"{page.name}: {m}" for m in r.phone_math + r.phone_overflow]
         problems += [f"{page.name}: figure: {f}" for f in r.phone_figures]
     assert not problems, "\n".join(problems)
@@ -281,7 +279,7 @@ def test_a_phone_shows_every_math_figure_and_line_within_the_column(surveyed):
 
 def test_claim_blocks_are_legible_in_the_dark_theme(surveyed):
     problems, measured = [], 0
-    for page, r in _chapters(surveyed).items():
+    for page, r in _every_page(surveyed).items():
         assert r.dark_theme == "dark", f"{page.name}: the dark theme did not apply"
         measured += len(r.claim_texts)
         problems += [f"{page.name}: contrast {c:.2f} for {what}"
@@ -291,9 +289,9 @@ def test_claim_blocks_are_legible_in_the_dark_theme(surveyed):
 
 
 def test_figures_are_legible_in_the_dark_theme(surveyed):
-    chapters = _chapters(surveyed)
-    measured = [(page, c, alt) for page, r in chapters.items() for c, alt in r.figure_contrast]
-    shown = sum(r.figures_seen for r in chapters.values())
+    pages = _every_page(surveyed)
+    measured = [(page, c, alt) for page, r in pages.items() for c, alt in r.figure_contrast]
+    shown = sum(r.figures_seen for r in pages.values())
     assert len(measured) == shown >= 40, f"{len(measured)} of {shown} figures were measured"
     problems = [f"{page.name}: contrast {c:.2f}: {alt}" for page, c, alt in measured
                 if c < MIN_CONTRAST]
