@@ -23,19 +23,22 @@ print_pdf = load_tool("print_pdf")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not PDF.exists() and not print_pdf.pending(PDF).exists(),
+    # a print under way, failed or killed is not skipped: the fixture below says what happened
+    pytest.mark.skipif(not any(p.exists() for p in (PDF, print_pdf.pending(PDF),
+                                                    print_pdf.failed(PDF))),
                        reason="no _build/pdf/book.pdf: run make test-pdf"),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed"),
 ]
+
+# MathJax's delimiters left in the text mean a formula was not typeset (\\mathbb and friends
+# also occur in the code the page shows, so they are not a sign)
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{")
 
 
 @pytest.fixture(autouse=True, scope="module")
 def printed():
     """The PDF, once a background print (make test) has ended; fails if that print failed."""
     assert print_pdf.wait(PDF) is not None, "the print ended without a PDF"
-# MathJax's delimiters left in the text mean a formula was not typeset (\\mathbb and friends
-# also occur in the code the page shows, so they are not a sign)
-RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{")
 
 
 def _chapter_titles() -> list[str]:
@@ -51,8 +54,8 @@ def _chapter_titles() -> list[str]:
 
 
 def test_the_pdf_holds_every_chapter_and_no_raw_tex():
-    printed = ROOT / "_build" / "singlehtml" / "book" / "intro.html"
-    assert printed.exists() and PDF.stat().st_mtime >= printed.stat().st_mtime, (
+    page = ROOT / "_build" / "singlehtml" / "book" / "intro.html"
+    assert page.exists() and PDF.stat().st_mtime >= page.stat().st_mtime, (
         "the PDF is older than the single-page build it prints: run make pdf")
     text = subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
                           text=True, check=True).stdout

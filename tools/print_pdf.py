@@ -17,15 +17,17 @@ is where the front page links to. Network off: every host name resolves to nothi
 served from the build, see ``book/_ext/offline_mathjax.py``).
 
 ``--background`` (``make test``) returns at once and prints in a detached process, so that the
-strict HTML build and the first slow tests run meanwhile (the print is one busy core for about
-two and a half minutes). While it prints, ``<out>.pending`` exists: the HTML build links the
-PDF that is coming (``book/_ext/pdf_link.py``), and the tests that read it wait for the marker
-to go (:func:`wait`). A failed print leaves ``<out>.failed`` with Chromium's message.
+strict HTML build and the first slow tests run meanwhile (the print is one busy core for
+150-230 s). While it prints, ``<out>.pending`` holds the printing process's pid: the HTML build
+links the PDF that is coming (``book/_ext/pdf_link.py``), and the tests that read it wait for
+that process to end (:func:`wait`). A failed print leaves ``<out>.failed`` with Chromium's
+message; a killed one leaves a marker naming a dead process, which counts for nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -78,13 +80,27 @@ def failed(out: Path) -> Path:
     return out.with_name(out.name + ".failed")
 
 
+def printing(out: Path) -> bool:
+    """Whether a background print of ``out`` is under way: its marker names a live process.
+
+    A marker left by a print that was killed (no ``finally`` ran) names a dead process and
+    counts for nothing. ``book/_ext/pdf_link.py`` makes the same check.
+    """
+    try:
+        pid = int(pending(out).read_text().split()[0])
+        os.kill(pid, 0)
+    except (OSError, ValueError, IndexError):
+        return False
+    return True
+
+
 def wait(out: Path, timeout: float = 900, poll: float = 1.0) -> Path | None:
     """Wait for a background print of ``out`` to end; ``out`` if it exists then, else ``None``.
 
     Raises ``RuntimeError`` if the print failed or did not end within ``timeout`` seconds.
     """
     deadline = time.monotonic() + timeout
-    while pending(out).exists():
+    while printing(out):
         if time.monotonic() > deadline:
             raise RuntimeError(f"the PDF was still printing after {timeout:g} s")
         time.sleep(poll)
@@ -109,12 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for stale in (args.out, failed(args.out)):
             stale.unlink(missing_ok=True)
-        pending(args.out).write_text("printing\n")
         log = open(args.out.with_name(args.out.name + ".log"), "w")  # noqa: SIM115
-        subprocess.Popen([sys.executable, __file__, "--html", str(args.html), "--out",
-                          str(args.out), "--marked"], stdout=log, stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL, start_new_session=True)
-        print(f"printing {args.out} in the background (log: {log.name})")
+        child = subprocess.Popen([sys.executable, __file__, "--html", str(args.html), "--out",
+                                  str(args.out), "--marked"], stdout=log,
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+        # the child's pid: a print that is killed leaves a marker naming a dead process
+        pending(args.out).write_text(f"{child.pid}\n")
+        print(f"printing {args.out} in the background (pid {child.pid}, log: {log.name})")
         return 0
     if args.marked:
         try:

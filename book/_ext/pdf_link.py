@@ -6,13 +6,15 @@ starts, this extension copies it into the HTML output as ``book.pdf``, sets the 
 ``lecnotes_pdf`` (the front page's ``{only} lecnotes_pdf`` paragraph links to it) and adds
 "PDF" to each page's download menu. Without it neither link is written, so no page links to
 a missing file. ``make test`` prints the PDF in the background while it builds the HTML: the
-marker ``book.pdf.pending`` next to it promises the file, so the pages link it, and the print
+marker ``book.pdf.pending`` next to it, naming the live printing process, promises the file,
+so the pages link it, and the print
 copies it into the HTML output when it ends (``tools/print_pdf.py``; the tests that follow
 wait for it and fail if it did not come).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -28,11 +30,21 @@ def printed_pdf(outdir: str | Path) -> Path:
     return Path(outdir).parent / "pdf" / NAME
 
 
+def _printing(pdf: Path) -> bool:
+    """A background print of ``pdf`` is under way: ``<pdf>.pending`` names a live process
+    (the check of ``tools/print_pdf.py:printing``, which writes the marker)."""
+    try:
+        os.kill(int(pdf.with_name(NAME + ".pending").read_text().split()[0]), 0)
+    except (OSError, ValueError, IndexError):
+        return False
+    return True
+
+
 def _inited(app):
     if app.builder.name != "html":
         return
     pdf = printed_pdf(app.outdir)
-    if pdf.is_file() or pdf.with_name(NAME + ".pending").is_file():
+    if pdf.is_file() or _printing(pdf):
         app.tags.add(TAG)
     else:
         logger.info("pdf link: no %s (make pdf prints it); the pages do not link a PDF",
