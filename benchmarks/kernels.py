@@ -24,8 +24,8 @@ def best_time(fn, repeat: int = 3, min_time: float = 0.0) -> float:
 
 # ---------------------------------------------------------------------------------------
 def hermite_accuracy():
-    from lecnotes.hermite import he, hermite_coefficients
-    from lecnotes.targets import LINKS
+    from lecnotes.core.hermite import he, hermite_coefficients
+    from lecnotes.core.targets import LINKS
 
     phi0 = 1 / sqrt(2 * pi)
     kmax = 10
@@ -57,7 +57,7 @@ def hermite_accuracy():
 # ---------------------------------------------------------------------------------------
 def gradient_ratio():
     try:
-        from lecnotes.networks import first_layer_gradient
+        from lecnotes.models.networks import first_layer_gradient
     except ImportError:
         return None
     rng = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def gradient_ratio():
 # ---------------------------------------------------------------------------------------
 def spectral_vs_dense():
     try:
-        from lecnotes.spectral import spectral_estimator
+        from lecnotes.spectral.experiments import spectral_estimator
     except ImportError:
         return None
     rng = np.random.default_rng(1)
@@ -120,7 +120,7 @@ def spectral_vs_dense():
 
 # ---------------------------------------------------------------------------------------
 def partial_trace_products():
-    from lecnotes.hermite_tensors import he4_partial_trace, hermite_tensor
+    from lecnotes.core.hermite_tensors import he4_partial_trace, hermite_tensor
 
     rng = np.random.default_rng(2)
     rows = []
@@ -141,7 +141,7 @@ def partial_trace_products():
         err = np.max(np.abs(explicit() - he4_partial_trace(X, w, v)))
         rows.append({"d": d, "n": n, "explicit_s": t_exp, "free_ms": 1e3 * t_free,
                      "speedup": t_exp / t_free, "err": err})
-    from lecnotes.stats import loglog_slope
+    from lecnotes.core.stats import loglog_slope
 
     big = []
     for d in [50, 100, 150, 200]:
@@ -171,9 +171,9 @@ def partial_trace_products():
 
 # ---------------------------------------------------------------------------------------
 def scaling():
-    from lecnotes.first_moment import first_moment
-    from lecnotes.hermite_tensors import he4_partial_trace
-    from lecnotes.stats import loglog_slope
+    from lecnotes.core.hermite_tensors import he4_partial_trace
+    from lecnotes.core.stats import loglog_slope
+    from lecnotes.first_moment.experiments import first_moment
 
     rng = np.random.default_rng(3)
     rows = []
@@ -194,7 +194,7 @@ def scaling():
     rows.append({"kernel": "he4_partial_trace product, n = 4d", "expected": 2.0,
                  "fitted": slope, "largest": f"d = 4000 in {times[-1]:.3f} s"})
     try:
-        from lecnotes.spectral import spectral_estimator
+        from lecnotes.spectral.experiments import spectral_estimator
 
         times = []
         for d in ds:

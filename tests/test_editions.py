@@ -59,7 +59,7 @@ def test_every_chapter_has_exercises_solutions_and_a_graded_exercise(path):
     assert len(_solution_phrases(nb)) >= 3
     _, stubs = editions.assignment_notebook(path)
     assert stubs, f"{path.name} has no graded coding exercise (a cell tagged 'assignment')"
-    from lecnotes.grading import CHECKS
+    from lecnotes.chapters import CHECKS
 
     for label in stubs:
         assert label in CHECKS, f"{label} has no check in lecnotes.grading.CHECKS"

@@ -87,7 +87,7 @@ def test_nbval_outputs_become_the_cached_execution(tmp_path):
     bad = _notebook(tmp_path / "bad.ipynb", ["print('before')", "1 / 0"])
     env = {**os.environ, "LECNOTES_EXECUTION_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": str(ROOT / "tools")}
-    from lecnotes import claims
+    from lecnotes.book import claims
 
     execution_cache.ensure_fresh(tmp_path / "cache", claims.package_digest())
     proc = subprocess.run(

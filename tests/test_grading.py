@@ -3,9 +3,18 @@
 import numpy as np
 import pytest
 
-from lecnotes import grading
-from lecnotes.hermite import gaussian_expectation
-from lecnotes.targets import get_link
+from lecnotes.book.grading import GradingError, runs
+from lecnotes.chapters import CHECKS
+from lecnotes.core.hermite import gaussian_expectation
+from lecnotes.core.targets import get_link
+from lecnotes.exponents.grading import check_gen4_partner
+from lecnotes.first_moment.grading import check_optimal_q
+from lecnotes.giant_steps.grading import check_giant_step
+from lecnotes.mean_field_vs_ntk.grading import check_relu_ntk
+from lecnotes.partial_trace.grading import check_partial_trace_matvec
+from lecnotes.setting.grading import check_noise_level
+from lecnotes.spectral.grading import check_top_eigenvector
+from lecnotes.two_steps.grading import check_self_term
 
 CHAPTERS = (0, 1, 2, 3, 4, 5, 6, 7, 8)  # the chapters whose code these tests cover
 
@@ -28,9 +37,9 @@ def good_optimal_q(tau):
 
 
 def test_correct_solutions_pass(seed):
-    rep = grading.check_noise_level(good_noise_level, rng=seed)
+    rep = check_noise_level(good_noise_level, rng=seed)
     assert rep.passed and "hidden instances pass" in str(rep)
-    assert grading.check_optimal_q(good_optimal_q, rng=seed).passed
+    assert check_optimal_q(good_optimal_q, rng=seed).passed
 
 
 @pytest.mark.parametrize(
@@ -45,8 +54,8 @@ def test_correct_solutions_pass(seed):
     ],
 )
 def test_wrong_noise_levels_are_explained_without_the_answer(func, phrase, seed):
-    with pytest.raises(grading.GradingError) as err:
-        grading.check_noise_level(func, rng=seed)
+    with pytest.raises(GradingError) as err:
+        check_noise_level(func, rng=seed)
     msg = str(err.value)
     assert phrase in msg
     assert "expected 0." not in msg  # never prints the reference value
@@ -56,21 +65,21 @@ def test_unwritten_exercise_says_so(seed):
     def stub(tau):
         raise NotImplementedError("your code here")
 
-    with pytest.raises(grading.GradingError, match="not written yet"):
-        grading.check_optimal_q(stub, rng=seed)
+    with pytest.raises(GradingError, match="not written yet"):
+        check_optimal_q(stub, rng=seed)
 
 
 def test_optimal_q_diagnoses_raw_labels_and_missing_factor(seed):
-    with pytest.raises(grading.GradingError, match="raw labels"):
-        grading.check_optimal_q(lambda tau: 2 / np.pi / (1 + tau**2), rng=seed)
-    with pytest.raises(grading.GradingError, match="2/pi"):
-        grading.check_optimal_q(lambda tau: good_optimal_q(tau) * np.pi / 2, rng=seed)
-    with pytest.raises(grading.GradingError, match=r"\[0, 1\]"):
-        grading.check_optimal_q(lambda tau: 2.0, rng=seed)
+    with pytest.raises(GradingError, match="raw labels"):
+        check_optimal_q(lambda tau: 2 / np.pi / (1 + tau**2), rng=seed)
+    with pytest.raises(GradingError, match="2/pi"):
+        check_optimal_q(lambda tau: good_optimal_q(tau) * np.pi / 2, rng=seed)
+    with pytest.raises(GradingError, match=r"\[0, 1\]"):
+        check_optimal_q(lambda tau: 2.0, rng=seed)
 
 
 def test_checks_registry_names_chapter_exercises():
-    assert set(grading.CHECKS) >= {"ex-ch0-noise-level", "ex-ch3-coding"}
+    assert set(CHECKS) >= {"ex-ch0-noise-level", "ex-ch3-coding"}
 
 
 def good_ntk(X, Z):
@@ -84,16 +93,16 @@ def good_ntk(X, Z):
 
 
 def test_relu_ntk_check(seed):
-    assert grading.check_relu_ntk(good_ntk, rng=seed).passed
-    with pytest.raises(grading.GradingError, match="transposed"):
-        grading.check_relu_ntk(lambda X, Z: good_ntk(X, Z).T, rng=seed)
-    with pytest.raises(grading.GradingError, match="first-layer part"):
-        grading.check_relu_ntk(lambda X, Z: good_ntk(X, Z) - 0.5 * (X @ Z.T) * (
+    assert check_relu_ntk(good_ntk, rng=seed).passed
+    with pytest.raises(GradingError, match="transposed"):
+        check_relu_ntk(lambda X, Z: good_ntk(X, Z).T, rng=seed)
+    with pytest.raises(GradingError, match="first-layer part"):
+        check_relu_ntk(lambda X, Z: good_ntk(X, Z) - 0.5 * (X @ Z.T) * (
             1 - np.arccos(np.clip((X @ Z.T) / np.outer(np.linalg.norm(X, axis=1),
                                                        np.linalg.norm(Z, axis=1)), -1, 1))
             / np.pi))
-    with pytest.raises(grading.GradingError, match="factor 2"):
-        grading.check_relu_ntk(lambda X, Z: 2 * good_ntk(X, Z), rng=seed)
+    with pytest.raises(GradingError, match="factor 2"):
+        check_relu_ntk(lambda X, Z: 2 * good_ntk(X, Z), rng=seed)
 
 
 def test_gen4_partner_check(seed):
@@ -103,46 +112,46 @@ def test_gen4_partner_check(seed):
         return brentq(lambda u: u * np.exp(-u**2 / 2) - a * np.exp(-a**2 / 2), 1.0, 40.0,
                       xtol=1e-14)
 
-    assert grading.check_gen4_partner(partner, rng=seed).passed
-    with pytest.raises(grading.GradingError, match="trivial solution"):
-        grading.check_gen4_partner(lambda a: a, rng=seed)
-    with pytest.raises(grading.GradingError, match="larger than 1"):
-        grading.check_gen4_partner(lambda a: 0.5 * (1 + a), rng=seed)
-    with pytest.raises(grading.GradingError, match="accurate"):
-        grading.check_gen4_partner(lambda a: partner(a) + 1e-4, rng=seed)
+    assert check_gen4_partner(partner, rng=seed).passed
+    with pytest.raises(GradingError, match="trivial solution"):
+        check_gen4_partner(lambda a: a, rng=seed)
+    with pytest.raises(GradingError, match="larger than 1"):
+        check_gen4_partner(lambda a: 0.5 * (1 + a), rng=seed)
+    with pytest.raises(GradingError, match="accurate"):
+        check_gen4_partner(lambda a: partner(a) + 1e-4, rng=seed)
 
 
 def test_top_eigenvector_check(seed):
     def good(X, y, T):
         return np.linalg.eigh((X * T(y)[:, None]).T @ X / len(y))[1][:, -1]
 
-    assert grading.check_top_eigenvector(good, rng=seed).passed
+    assert check_top_eigenvector(good, rng=seed).passed
     # the sign of an eigenvector is arbitrary
-    assert grading.check_top_eigenvector(lambda X, y, T: -good(X, y, T), rng=seed).passed
-    with pytest.raises(grading.GradingError, match="smallest eigenvalue"):
-        grading.check_top_eigenvector(
+    assert check_top_eigenvector(lambda X, y, T: -good(X, y, T), rng=seed).passed
+    with pytest.raises(GradingError, match="smallest eigenvalue"):
+        check_top_eigenvector(
             lambda X, y, T: np.linalg.eigh((X * T(y)[:, None]).T @ X)[1][:, 0], rng=seed)
-    with pytest.raises(grading.GradingError, match="not normalised"):
-        grading.check_top_eigenvector(lambda X, y, T: 2 * good(X, y, T), rng=seed)
-    with pytest.raises(grading.GradingError, match="shape"):
-        grading.check_top_eigenvector(lambda X, y, T: good(X, y, T)[:-1], rng=seed)
+    with pytest.raises(GradingError, match="not normalised"):
+        check_top_eigenvector(lambda X, y, T: 2 * good(X, y, T), rng=seed)
+    with pytest.raises(GradingError, match="shape"):
+        check_top_eigenvector(lambda X, y, T: good(X, y, T)[:-1], rng=seed)
 
 
 def test_giant_step_check(seed):
-    from lecnotes import networks as N
+    from lecnotes.models import networks as N
 
     def ref(W, a, X, y, eta, **kw):
         return N.giant_step(W, a, X, y, eta, scaling=W.shape[0] ** -0.5, **kw)
 
-    assert grading.check_giant_step(ref, rng=seed).passed
+    assert check_giant_step(ref, rng=seed).passed
     for bad, phrase in [
         (lambda W, a, X, y, eta: 2 * W - ref(W, a, X, y, eta), "sign is reversed"),
         (lambda W, a, X, y, eta: ref(W, a, X, y, eta, loss="correlation"), "correlation loss"),
         (lambda W, a, X, y, eta: ref(W, a, X, y, eta).T, "transposed"),
         (lambda W, a, X, y, eta: W, "did not move"),
     ]:
-        with pytest.raises(grading.GradingError, match=phrase):
-            grading.check_giant_step(bad, rng=seed)
+        with pytest.raises(GradingError, match=phrase):
+            check_giant_step(bad, rng=seed)
 def good_partial_trace_matvec(X, t, v):
     n, d = X.shape
     s = np.einsum("ij,ij->i", X, X) - d
@@ -167,8 +176,8 @@ def moments(X, t, v):
 
 
 def test_partial_trace_matvec_check(seed):
-    assert grading.check_partial_trace_matvec(good_partial_trace_matvec, rng=seed).passed
-    assert "ex-ch5-partial-trace-matvec" in grading.CHECKS
+    assert check_partial_trace_matvec(good_partial_trace_matvec, rng=seed).passed
+    assert "ex-ch5-partial-trace-matvec" in CHECKS
     cases = [
         (no_identity, "identity term"),
         (moments, "monomial tensor"),
@@ -180,8 +189,8 @@ def test_partial_trace_matvec_check(seed):
         (dense_partial_trace_matvec, "d x d matrix"),
     ]
     for func, phrase in cases:
-        with pytest.raises(grading.GradingError, match=phrase):
-            grading.check_partial_trace_matvec(func, rng=seed)
+        with pytest.raises(GradingError, match=phrase):
+            check_partial_trace_matvec(func, rng=seed)
 
 
 def test_self_term_check(seed):
@@ -189,13 +198,13 @@ def test_self_term_check(seed):
         sq = np.einsum("ij,ij->i", X, X)
         return eta * dsigma(X @ W0.T) * (y * sq / X.shape[0])[:, None] * a[None, :]
 
-    assert grading.check_self_term(good, rng=seed).passed
-    with pytest.raises(grading.GradingError, match="sign is reversed"):
-        grading.check_self_term(lambda *args: -good(*args), rng=seed)
-    with pytest.raises(grading.GradingError, match="transposed"):
-        grading.check_self_term(lambda *args: good(*args).T, rng=seed)
-    with pytest.raises(grading.GradingError, match="1/n"):
-        grading.check_self_term(lambda X, *rest: len(X) * good(X, *rest), rng=seed)
+    assert check_self_term(good, rng=seed).passed
+    with pytest.raises(GradingError, match="sign is reversed"):
+        check_self_term(lambda *args: -good(*args), rng=seed)
+    with pytest.raises(GradingError, match="transposed"):
+        check_self_term(lambda *args: good(*args).T, rng=seed)
+    with pytest.raises(GradingError, match="1/n"):
+        check_self_term(lambda X, *rest: len(X) * good(X, *rest), rng=seed)
 
 
 def test_a_seed_fixes_the_hidden_instances():
@@ -206,24 +215,24 @@ def test_a_seed_fixes_the_hidden_instances():
         seen.append(tau)
         return good_optimal_q(tau)
 
-    grading.check_optimal_q(spy, rng=5)
-    grading.check_optimal_q(spy, rng=5)
-    grading.check_optimal_q(spy)
+    check_optimal_q(spy, rng=5)
+    check_optimal_q(spy, rng=5)
+    check_optimal_q(spy)
     assert seen[:4] == seen[4:8] and seen[8:] != seen[:4]
 
 
 def test_one_table_of_checks_in_reading_order():
-    labels = list(grading.CHECKS)
+    labels = list(CHECKS)
     chapters = [int(label.split("-")[1][2:]) for label in labels]
     assert chapters == sorted(chapters) == [0, 1, 2, 3, 4, 5, 6, 7, 8]
-    for label, check in grading.CHECKS.items():
-        assert check.__module__.startswith("lecnotes.grading.")
+    for label, check in CHECKS.items():
+        assert check.__module__.endswith(".grading")
         assert label in (check.__doc__ or "")
 
 
 def test_runs_passes_a_wrong_but_working_answer_and_names_what_does_not_run(seed):
-    """grading.runs: the first part of an autograder's score, blind to right and wrong."""
-    assert grading.runs(grading.check_noise_level, lambda link, d: -1.0, rng=seed).passed
+    """runs: the first part of an autograder's score, blind to right and wrong."""
+    assert runs(check_noise_level, lambda link, d: -1.0, rng=seed).passed
 
     def stub(link, d):
         raise NotImplementedError("your code here")
@@ -231,5 +240,5 @@ def test_runs_passes_a_wrong_but_working_answer_and_names_what_does_not_run(seed
     for func, phrase in [(stub, "not written yet"), (lambda link, d: 1 / 0, "ZeroDivisionError"),
                          (lambda link, d: float("nan"), "finite"),
                          (lambda link, d: "one", "finite")]:
-        with pytest.raises(grading.GradingError, match=phrase):
-            grading.runs(grading.check_noise_level, func, rng=seed)
+        with pytest.raises(GradingError, match=phrase):
+            runs(check_noise_level, func, rng=seed)

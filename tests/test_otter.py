@@ -26,8 +26,8 @@ LECTURES = otter_assignments.lectures()
 # exercise label -> (a submission with a typical mistake, the words its feedback must contain)
 MISTAKES = {
     "ex-ch0-noise-level": ('''
-from lecnotes.hermite import gaussian_expectation
-from lecnotes.targets import get_link
+from lecnotes.core.hermite import gaussian_expectation
+from lecnotes.core.targets import get_link
 
 def noise_level(link, d):
     f = get_link(link)
@@ -86,7 +86,7 @@ def self_term(X, y, W0, a, eta, dsigma): # sigma'(z_ij) dropped
 ''', "factor sigma'(<w_j, x_i>) is missing"),
     "ex-ch8-sgd-step": ('''
 import numpy as np
-from lecnotes.online_sgd import dlink
+from lecnotes.online_sgd.experiments import dlink
 
 def spherical_sgd_step(W, X, y, eta, k): # no projection on the tangent space
     Z = np.einsum("sbd,sd->sb", X, W)

@@ -5,7 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python tools/compare_ledgers.py BEFORE AFTER [--rtol 1e-9]
 
 ``BEFORE`` and ``AFTER`` are folders of ``<chapter>.json`` claim records, the format written
-by :mod:`lecnotes.claims` (``{"chapter", "provenance", "claims": [...]}``), for instance a
+by :mod:`lecnotes.book.claims` (``{"chapter", "provenance", "claims": [...]}``), for instance a
 copy of ``_build/claims`` taken before a change and ``_build/claims`` after
 ``tools/run_nbval.py --cache``. Claims are matched by (chapter, label). For every claim
 present in both, the ``measured`` and ``expected`` values are compared to ``rtol`` relative

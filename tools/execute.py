@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 import notebooks  # noqa: E402
 from execution_cache import STAMP, ensure_fresh  # noqa: E402
 
-from lecnotes import claims  # noqa: E402
+from lecnotes.book import claims  # noqa: E402
 
 # the folder jupyter-book's build reads; LECNOTES_EXECUTION_CACHE moves it (for tests)
 CACHE = Path(os.environ.get("LECNOTES_EXECUTION_CACHE",

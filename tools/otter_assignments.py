@@ -118,14 +118,15 @@ points: {POINTS[0]}
 success_message: "{func} runs on the hidden instances"
 """ # END TEST CONFIG
 def test_runs({func}):
-    from lecnotes.grading import CHECKS, runs
+    from lecnotes.chapters import CHECKS
+    from lecnotes.book.grading import runs
     runs(CHECKS["{label}"], {func})'''
     right = f'''""" # BEGIN TEST CONFIG
 points: {POINTS[1]}
 success_message: "{func} passes the check on hidden instances"
 """ # END TEST CONFIG
 def test_check({func}):
-    from lecnotes.grading import CHECKS
+    from lecnotes.chapters import CHECKS
     CHECKS["{label}"]({func})'''
     return [runs, right]
 

@@ -8,7 +8,7 @@ Usage (from the repository root, in the reader's virtualenv; ``make robustness``
                                                # re-running some lectures), then the page
 
 Every random stream of the book derives from the seed root ``LECNOTES_SEED`` (the package's
-rng convention, ``lecnotes._validate.seed_sequence``); the book as published uses root 0. This
+rng convention, ``lecnotes.core.validate.seed_sequence``); the book as published uses root 0. This
 script executes every lecture (nbclient, a fresh kernel, BLAS on one thread, ``--jobs`` at a
 time, slowest first) under the roots ``first_root, ..., first_root + roots - 1``, with
 ``LECNOTES_CLAIMS_NO_RAISE=1`` so that a failing claim is recorded and the execution goes on
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import notebooks  # noqa: E402
 
-from lecnotes import claims  # noqa: E402
+from lecnotes.book import claims  # noqa: E402
 
 OUT = notebooks.ROOT / "_build" / "robustness"
 PAGE = notebooks.ROOT / "book" / "robustness.md"

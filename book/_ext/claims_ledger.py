@@ -1,6 +1,6 @@
 """The Claims ledger: a page listing every claim of every chapter, from the same execution.
 
-Each lecture notebook records its claims (``lecnotes.claims``) in
+Each lecture notebook records its claims (``lecnotes.book.claims``) in
 ``<book root>/_build/claims/<notebook stem>.json`` while it executes. Notebooks execute in
 Sphinx's read phase; this extension fills the ``claims-ledger`` directive in the write phase
 (``doctree-resolved``), so the table reflects the execution that produced the pages.
@@ -22,7 +22,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from lecnotes import claims
+from lecnotes.book import claims
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class ClaimsLedgerDirective(SphinxDirective):
 
 
 def _claims_dir(app) -> Path:
-    env = os.environ.get("LECNOTES_CLAIMS_DIR")  # same rule as lecnotes.claims.claims_dir
+    env = os.environ.get("LECNOTES_CLAIMS_DIR")  # same rule as lecnotes.book.claims.claims_dir
     return Path(env) if env else Path(app.srcdir) / "_build" / "claims"
 
 

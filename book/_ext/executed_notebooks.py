@@ -16,7 +16,7 @@ import nbformat
 from execution_cache import cache_path
 from sphinx.util import logging
 
-from lecnotes.plotting import PHONE_MIME
+from lecnotes.book.plotting import PHONE_MIME
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 With ``execute_notebooks: cache`` (``_config.yml``), jupyter-cache matches a notebook by the
 hash of its code cells, so after a change to ``src/lecnotes`` a local build would serve the
 pages of the old package. This extension stamps the cache folder with
-:func:`lecnotes.claims.package_digest`; when the stamp differs from the current sources it
+:func:`lecnotes.book.claims.package_digest`; when the stamp differs from the current sources it
 empties the cache, so every lecture is executed again, and it marks every notebook page
 outdated in Sphinx's environment (whose own check looks only at the notebook files).
 ``tools/execute.py``, which fills the same cache in parallel before a build, uses the same
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from lecnotes import claims
+from lecnotes.book import claims
 
 logger = logging.getLogger(__name__)
 STAMP = "lecnotes-digest"

@@ -2,7 +2,7 @@
 
 A figure of the book is at most 7.5 in wide, shown 1:1 in the desktop column. In the 340 px
 column of a phone it would be shown at less than half its size, its 9 pt text at 5 px. So the
-notebook kernel sends every figure twice (``lecnotes.plotting``): the usual PNG, and a phone
+notebook kernel sends every figure twice (``lecnotes.book.plotting``): the usual PNG, and a phone
 variant under the MIME type ``plotting.PHONE_MIME``, laid out again with its panels one below
 the other, 3.4 in wide. myst-nb renders the usual PNG and ignores the other type.
 
@@ -25,7 +25,7 @@ import nbformat
 from execution_cache import cache_path
 from sphinx.util import logging
 
-from lecnotes.plotting import PHONE_MIME
+from lecnotes.book.plotting import PHONE_MIME
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The page of reproduced results: which published result each sourced claim checks.
 
 A claim may name its ``source``, the bibliography key of the paper whose result it checks
-(``lecnotes.claims.claim(..., source=, result=, status=)``). The ``reproductions`` directive is
+(``lecnotes.book.claims.claim(..., source=, result=, status=)``). The ``reproductions`` directive is
 filled, like the claims ledger and from the same records, in the write phase: per paper of
 ``book/references.bib`` that a claim names, its results with chapter, claim, measured and
 predicted values, status and the robustness count of ``book/robustness.md``; then the papers
@@ -19,7 +19,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from lecnotes import claims
+from lecnotes.book import claims
 
 logger = logging.getLogger(__name__)
 

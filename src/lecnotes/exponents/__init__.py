@@ -1,0 +1,57 @@
+"""Chapter 2: Information and generative exponents.
+
+The notebook ``lectures/02_exponents.ipynb`` imports this subpackage. Its modules:
+
+* :mod:`lecnotes.exponents.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.exponents.grading`;
+* :mod:`lecnotes.exponents.theory`;
+
+The names of ``experiments`` and the graded checks are exported here; the other
+modules are reached as attributes (``exponents.theory``, ...).
+"""
+
+from lecnotes.exponents import grading, theory
+from lecnotes.exponents.experiments import (
+    GEN4_A,
+    GEN_TOL,
+    INFO_RTOL,
+    ExponentNotFound,
+    Gen4Stats,
+    NoiseAsymptotics,
+    format_number,
+    gen4_interval,
+    gen4_partner,
+    gen4_stats,
+    generative_exponent,
+    information_exponent,
+    large_noise_asymptotics,
+    markdown_table,
+    noise_decay,
+    random_polynomial_links,
+)
+from lecnotes.exponents.grading import (
+    check_gen4_partner,
+)
+
+__all__ = [
+    "experiments",
+    "grading",
+    "theory",
+    "INFO_RTOL",
+    "GEN_TOL",
+    "GEN4_A",
+    "ExponentNotFound",
+    "information_exponent",
+    "generative_exponent",
+    "NoiseAsymptotics",
+    "large_noise_asymptotics",
+    "gen4_partner",
+    "Gen4Stats",
+    "gen4_stats",
+    "gen4_interval",
+    "format_number",
+    "markdown_table",
+    "random_polynomial_links",
+    "noise_decay",
+    "check_gen4_partner",
+]
