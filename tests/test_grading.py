@@ -138,10 +138,10 @@ def test_top_eigenvector_check(seed):
 
 
 def test_giant_step_check(seed):
-    from lecnotes.models import networks as N
+    from lecnotes.models import layerwise as LW
 
     def ref(W, a, X, y, eta, **kw):
-        return N.giant_step(W, a, X, y, eta, scaling=W.shape[0] ** -0.5, **kw)
+        return LW.giant_step(W, a, X, y, eta, scaling=W.shape[0] ** -0.5, **kw)
 
     assert check_giant_step(ref, rng=seed).passed
     for bad, phrase in [

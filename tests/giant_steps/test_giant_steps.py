@@ -16,6 +16,7 @@ from lecnotes.core.targets import random_orthonormal, single_index, staircase
 from lecnotes.giant_steps import experiments as GS
 from lecnotes.giant_steps import ridge_theory as GR
 from lecnotes.giant_steps import theory as GT
+from lecnotes.models import layerwise as LW
 from lecnotes.models import networks as N
 
 CHAPTERS = (6,)  # the chapters whose code these tests cover: make chapter CH=N
@@ -148,7 +149,7 @@ def test_one_step_overlap_and_spike_match_simulation():
         rng = np.random.default_rng(seed)
         X, y, w = single_index(delta * d, d, link, rng=rng)
         W0, a0 = _net(p, d, rng)
-        W1 = N.giant_step(W0, a0, X, y, eb * p, scaling=p**-0.5)
+        W1 = LW.giant_step(W0, a0, X, y, eb * p, scaling=p**-0.5)
         s, Vt = linalg.top_singular(W1, 1)
         cos.append(np.abs(overlaps.neuron_overlaps(W1, w)).mean())
         s1.append(s[0])
@@ -234,14 +235,14 @@ def test_chunked_gradient_and_ridge_agree():
             N.first_layer_gradient(W, a, X, y, scaling=8**-0.5, loss=loss, chunk=10),
             N.first_layer_gradient(W, a, X, y, scaling=8**-0.5, loss=loss), rtol=1e-10,
             atol=1e-14)
-    np.testing.assert_allclose(N.giant_step(W, a, X, y, 3.0, chunk=17),
-                               N.giant_step(W, a, X, y, 3.0))
-    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 0.1, scaling=0.5, chunk=20),
-                               N.ridge_second_layer(W, X, y, 0.1, scaling=0.5), rtol=1e-9)
+    np.testing.assert_allclose(LW.giant_step(W, a, X, y, 3.0, chunk=17),
+                               LW.giant_step(W, a, X, y, 3.0))
+    np.testing.assert_allclose(LW.ridge_second_layer(W, X, y, 0.1, scaling=0.5, chunk=20),
+                               LW.ridge_second_layer(W, X, y, 0.1, scaling=0.5), rtol=1e-9)
     with pytest.raises(ValueError):
         N.first_layer_gradient(W, a, X, y, chunk=0)
     with pytest.raises(ValueError):
-        N.ridge_second_layer(W, X, y, 0.1, chunk=-3)
+        LW.ridge_second_layer(W, X, y, 0.1, chunk=-3)
 
 
 def _relu_step_by_hand(W, a, X, y, eta, s):
@@ -309,7 +310,7 @@ def test_leap2_claim_on_other_seeds():
         rng = np.random.default_rng(1000 + seed)
         X, y, w = single_index(4 * d, d, h2, rng=rng)
         W0, a0 = _net(p, d, rng)
-        W1 = N.giant_step(W0, a0, X, y, 2.0 * p, scaling=p**-0.5)
+        W1 = LW.giant_step(W0, a0, X, y, 2.0 * p, scaling=p**-0.5)
         vals.append(d * np.mean(overlaps.neuron_overlaps(W1, w) ** 2))
     m, se = np.mean(vals), np.std(vals, ddof=1) / np.sqrt(len(vals))
     theory = d * GT.leap2_neuron_overlap(h2, 2.0, 4 * d, d)
@@ -324,7 +325,7 @@ def test_ridge_path_matches_single_ridges(n, p):
     lams = [1e-3, 0.1, 2.0]
     A = GR.ridge_second_layer_path(W, X, y, lams, scaling=0.3)
     for a, lam in zip(A, lams, strict=True):
-        np.testing.assert_allclose(a, N.ridge_second_layer(W, X, y, lam, scaling=0.3),
+        np.testing.assert_allclose(a, LW.ridge_second_layer(W, X, y, lam, scaling=0.3),
                                    rtol=1e-7, atol=1e-10)
     for bad in ([], [0.0], [-1.0, 1.0]):
         with pytest.raises(ValueError):
@@ -408,7 +409,7 @@ def test_two_direction_sweep_against_a_written_out_step():
                 if remove:
                     y = y - y.mean() - X @ (X.T @ y / n)
                 W0, a0 = _net(2 * d, d, rng)
-                W1 = N.giant_step(W0, a0, X, y, 10 * np.sqrt(n * 2 * d), scaling=(2 * d) ** -0.5)
+                W1 = LW.giant_step(W0, a0, X, y, 10 * np.sqrt(n * 2 * d), scaling=(2 * d) ** -0.5)
                 C = _cosines(W1, S)
                 np.testing.assert_allclose(res.eigenvalues[s, j],
                                            np.linalg.eigvalsh(C.T @ C / (2 * d))[::-1],
@@ -430,7 +431,7 @@ def test_fresh_steps_against_a_written_out_loop():
     norm0 = np.linalg.norm(W)
     for t in range(steps):
         X = rng.standard_normal((delta * d, d))
-        W = N.giant_step(W, a, X, target(X @ S.T), 1.5 * p, "tanh", scaling=p**-0.5)
+        W = LW.giant_step(W, a, X, target(X @ S.T), 1.5 * p, "tanh", scaling=p**-0.5)
         np.testing.assert_allclose(out[t], [*np.mean(_cosines(W, S) ** 2, axis=0),
                                             np.linalg.norm(W) / norm0], rtol=1e-9)
     sweep = GS.fresh_steps_sweep(target, 2, [d], steps, 2, "tanh", eta_bar=1.5, rng=7, p=p,
@@ -637,7 +638,7 @@ def test_ridge_equivalent_limits():
 
 
 def test_staircase_runs_against_networks_giant_step():
-    """One step of staircase_runs is networks.giant_step (correlation loss), then unit rows."""
+    """One step of staircase_runs is layerwise.giant_step (correlation loss), then unit rows."""
     d, p = 12, 8
     out = GS.staircase_runs([d], 1, steps=1, rng=3, p=p, runs=(("relu", 4), ("cubic", 2)))
     assert out.shape == (1, 1, 2, 1, 3)
@@ -648,7 +649,7 @@ def test_staircase_runs_against_networks_giant_step():
     X = gen.standard_normal((4 * d, d), dtype=np.float32).astype(float)
     y = staircase(3)(X @ S.T)
     for r, (act, delta) in enumerate((("relu", 4), (GT.CUBIC, 2))):
-        W1 = N.giant_step(W0, a0, X[: delta * d], y[: delta * d], 2.0 * p, act,
+        W1 = LW.giant_step(W0, a0, X[: delta * d], y[: delta * d], 2.0 * p, act,
                           scaling=p**-0.5, loss="correlation")
         W1 /= np.linalg.norm(W1, axis=1, keepdims=True)
         assert out[0, 0, r, 0] == pytest.approx(np.mean((W1 @ S.T) ** 2, axis=0), rel=1e-4)
@@ -661,8 +662,8 @@ def test_f0_zero_step_is_the_symmetric_start():
     W0, a0 = N.init_params(8, 5, rng=rng, symmetric=True, a_scale=8**-0.5)
     X = rng.standard_normal((30, 5))
     y = np.tanh(X[:, 0])
-    sq = N.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5)
-    corr = N.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5, loss="correlation")
+    sq = LW.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5)
+    corr = LW.giant_step(W0, a0, X, y, 3.0, scaling=8**-0.5, loss="correlation")
     np.testing.assert_allclose(sq, corr, rtol=1e-12, atol=1e-12)
     rec = GS.one_step_sweep(GT.tanh2, [16], 2, 4, 1.0, rng=1)
     assert np.all(rec.f0_effect > 0)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from lecnotes.core.hermite import he
+from lecnotes.models import kernel_methods as KM
 from lecnotes.models import kernels as K
 from lecnotes.models import networks as N
 
@@ -99,10 +100,10 @@ def test_kernel_ridge_against_direct_least_squares(n, d):
     lam = 0.2
     A = np.vstack([X, np.sqrt(n * lam) * np.eye(d)])
     w = np.linalg.lstsq(A, np.concatenate([y, np.zeros(d)]), rcond=None)[0]
-    alpha = K.kernel_ridge(X @ X.T, y, lam)
+    alpha = KM.kernel_ridge(X @ X.T, y, lam)
     np.testing.assert_allclose(Xt @ X.T @ alpha, Xt @ w, atol=1e-10)
     # lam = 0: minimum-norm least squares (interpolation when n <= d)
-    alpha0 = K.kernel_ridge(X @ X.T, y, 0.0)
+    alpha0 = KM.kernel_ridge(X @ X.T, y, 0.0)
     np.testing.assert_allclose(Xt @ X.T @ alpha0, Xt @ np.linalg.lstsq(X, y, rcond=None)[0],
                                atol=1e-8)
 
@@ -111,13 +112,13 @@ def test_kernel_ridge_bad_input():
     X = _X()
     G, y = K.relu_ntk(X), np.ones(6)
     with pytest.raises(ValueError):
-        K.kernel_ridge(G, y, -0.1)
+        KM.kernel_ridge(G, y, -0.1)
     with pytest.raises(ValueError):
-        K.kernel_ridge(G, y[:-1], 0.1)
+        KM.kernel_ridge(G, y[:-1], 0.1)
     with pytest.raises(ValueError):
-        K.kernel_ridge(G[:, :-1], y, 0.1)
+        KM.kernel_ridge(G[:, :-1], y, 0.1)
     with pytest.raises(ValueError):
-        K.kernel_ridge(-np.eye(6) * 10, y, 0.01)  # not a kernel matrix
+        KM.kernel_ridge(-np.eye(6) * 10, y, 0.01)  # not a kernel matrix
 
 
 def test_ridge_norm_and_loss_budget():
@@ -129,16 +130,16 @@ def test_ridge_norm_and_loss_budget():
     mu, U = np.linalg.eigh(G)
     path = [U @ ((U.T @ y) / (mu + 40 * lam)) for lam in lams]
     for lam, alpha in zip(lams, path, strict=True):
-        np.testing.assert_allclose(K.kernel_ridge(G, y, lam), alpha, atol=1e-8)
-    norms = [K.rkhs_norm(G, al) for al in path]
+        np.testing.assert_allclose(KM.kernel_ridge(G, y, lam), alpha, atol=1e-8)
+    norms = [KM.rkhs_norm(G, al) for al in path]
     assert norms[0] > norms[1] > norms[2]
-    lam, alpha = K.kernel_ridge_at_loss(G, y, 0.1)
+    lam, alpha = KM.kernel_ridge_at_loss(G, y, 0.1)
     loss = 0.5 * np.mean((G @ alpha - y) ** 2)
     assert loss <= 0.1 and loss == pytest.approx(0.1, rel=1e-3)
     with pytest.raises(ValueError):
-        K.kernel_ridge_at_loss(G, y, 0.1, lam_range=(10.0, 100.0))
+        KM.kernel_ridge_at_loss(G, y, 0.1, lam_range=(10.0, 100.0))
     with pytest.raises(ValueError):
-        K.rkhs_norm(G, np.ones(3))
+        KM.rkhs_norm(G, np.ones(3))
 
 
 def test_kernel_gradient_descent_matches_iteration():
@@ -152,16 +153,16 @@ def test_kernel_gradient_descent_matches_iteration():
         r = f - y
         alpha -= eta * r / 15
         f = f0 + G @ alpha
-    np.testing.assert_allclose(K.kernel_gradient_descent(G, y, eta, steps, f0), alpha, atol=1e-10)
-    np.testing.assert_allclose(K.kernel_gradient_descent(G, y, eta, 0), 0.0)
-    t = K.kernel_gd_steps_to_loss(G, y, eta, 0.05)
-    loss = lambda s: 0.5 * np.mean((G @ K.kernel_gradient_descent(G, y, eta, s) - y) ** 2)  # noqa: E731
+    np.testing.assert_allclose(KM.kernel_gradient_descent(G, y, eta, steps, f0), alpha, atol=1e-10)
+    np.testing.assert_allclose(KM.kernel_gradient_descent(G, y, eta, 0), 0.0)
+    t = KM.kernel_gd_steps_to_loss(G, y, eta, 0.05)
+    loss = lambda s: 0.5 * np.mean((G @ KM.kernel_gradient_descent(G, y, eta, s) - y) ** 2)  # noqa: E731
     assert loss(t) <= 0.05 < loss(t - 1)
-    assert K.kernel_gd_steps_to_loss(G, y, eta, 100.0) == 0
+    assert KM.kernel_gd_steps_to_loss(G, y, eta, 100.0) == 0
     with pytest.raises(ValueError):
-        K.kernel_gd_steps_to_loss(G, y, eta, 0.0, max_steps=10)
+        KM.kernel_gd_steps_to_loss(G, y, eta, 0.0, max_steps=10)
     with pytest.raises(ValueError):
-        K.kernel_gradient_descent(G, y, -1.0, 3)
+        KM.kernel_gradient_descent(G, y, -1.0, 3)
 
 
 # --- Rademacher complexity ------------------------------------------------------------------------
@@ -169,17 +170,17 @@ def test_rademacher_rkhs_linear_class():
     n = 10
     X = _X(n, 7, 5)
     G = X @ X.T
-    mean, se = K.rademacher_rkhs(G, 2.0, n_mc=4000, rng=0)
+    mean, se = KM.rademacher_rkhs(G, 2.0, n_mc=4000, rng=0)
     # exact value by enumerating the 2^n sign vectors: sup over ||w|| <= 2 of <w, X^T s>/n
     S = np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1).T
     exact = np.mean(2.0 / n * np.linalg.norm(S @ X, axis=1))
     assert abs(mean - exact) < 4 * se and 0 < se < 0.05 * exact
-    assert exact <= K.rademacher_rkhs_bound(G, 2.0)
-    assert K.rademacher_rkhs_bound(G, 2.0) == pytest.approx(2.0 / n * np.sqrt(np.sum(X**2)))
+    assert exact <= KM.rademacher_rkhs_bound(G, 2.0)
+    assert KM.rademacher_rkhs_bound(G, 2.0) == pytest.approx(2.0 / n * np.sqrt(np.sum(X**2)))
     with pytest.raises(ValueError):
-        K.rademacher_rkhs(G, -1.0)
+        KM.rademacher_rkhs(G, -1.0)
     with pytest.raises(ValueError):
-        K.rademacher_rkhs(G, 1.0, n_mc=1)
+        KM.rademacher_rkhs(G, 1.0, n_mc=1)
 
 
 # --- risk estimator ------------------------------------------------------------------------------
@@ -191,17 +192,17 @@ def test_single_index_risk_exact_cases():
     def link(u):
         return he(1, u) + he(2, u) / np.sqrt(2)
 
-    r, se, c = K.single_index_risk(lambda Z: link(Z[:, 2]), w, link, rng=0)
+    r, se, c = KM.single_index_risk(lambda Z: link(Z[:, 2]), w, link, rng=0)
     assert r == pytest.approx(0.0, abs=1e-12) and se == pytest.approx(0.0, abs=1e-12)
     np.testing.assert_allclose(c, [0.0, 1.0, 1.0], atol=1e-10)
-    r, se, c = K.single_index_risk(lambda Z: Z[:, 2], w, link, rng=0)  # predicts h_1 only
+    r, se, c = KM.single_index_risk(lambda Z: Z[:, 2], w, link, rng=0)  # predicts h_1 only
     assert r == pytest.approx(1.0, abs=1e-10)
     # a predictor using an orthogonal direction: risk = E[h1^2 + h2^2] + E[x_0^2] = 3 on average
-    r, se, _ = K.single_index_risk(lambda Z: Z[:, 0], w, link, n_perp=4000, rng=1)
+    r, se, _ = KM.single_index_risk(lambda Z: Z[:, 0], w, link, n_perp=4000, rng=1)
     assert abs(r - 3.0) < 4 * se
     with pytest.raises(ValueError):
-        K.single_index_risk(3, w, link)
+        KM.single_index_risk(3, w, link)
     with pytest.raises(ValueError):
-        K.single_index_risk(lambda Z: Z[:, :2], w, link)
+        KM.single_index_risk(lambda Z: Z[:, :2], w, link)
     with pytest.raises(ValueError):
-        K.single_index_risk(lambda Z: Z[:, 0], np.zeros(d), link)
+        KM.single_index_risk(lambda Z: Z[:, 0], np.zeros(d), link)

@@ -5,6 +5,7 @@ import pytest
 
 from lecnotes.core import activations as ACT
 from lecnotes.mean_field_vs_ntk import experiments as MF
+from lecnotes.models import layerwise as LW
 from lecnotes.models import networks as N
 
 CHAPTERS = (1, 6, 7)  # the chapters whose code these tests cover: make chapter CH=N
@@ -359,25 +360,25 @@ def test_giant_step_and_multi_step():
     X, y = _data(n=20, d=5)
     W, a = N.init_params(8, 5, rng=0, symmetric=False, second_layer="gaussian")
     g = N.first_layer_gradient(W, a, X, y)
-    np.testing.assert_allclose(N.giant_step(W, a, X, y, 2.0), W - 2.0 * g)
+    np.testing.assert_allclose(LW.giant_step(W, a, X, y, 2.0), W - 2.0 * g)
     # the formula of the step, written out sample by sample (relu, square loss, scaling 1)
     ref = np.zeros_like(W)
     for x_i, y_i in zip(X, y, strict=True):
         r_i = (np.maximum(W @ x_i, 0) @ a - y_i) / len(y)
         ref += r_i * ((W @ x_i > 0) * a)[:, None] * x_i[None, :]
     np.testing.assert_allclose(g, ref, atol=1e-12)
-    Ws = N.multi_step(W, a, [(X, y), (X, y)], [2.0, 1.0])
+    Ws = LW.multi_step(W, a, [(X, y), (X, y)], [2.0, 1.0])
     np.testing.assert_allclose(Ws[0], W - 2.0 * g)
     W1 = Ws[0]
     np.testing.assert_allclose(Ws[1], W1 - N.first_layer_gradient(W1, a, X, y))
-    corr = N.multi_step(W, a, [(X, y)], 1.0, loss="correlation")[0]
+    corr = LW.multi_step(W, a, [(X, y)], 1.0, loss="correlation")[0]
     np.testing.assert_allclose(corr, W - N.first_layer_gradient(W, a, X, y, loss="correlation"))
     with pytest.raises(ValueError):
-        N.multi_step(W, a, [], 1.0)
+        LW.multi_step(W, a, [], 1.0)
     with pytest.raises(ValueError):
-        N.multi_step(W, a, [(X, y)], [1.0, 2.0])
+        LW.multi_step(W, a, [(X, y)], [1.0, 2.0])
     with pytest.raises(ValueError):
-        N.giant_step(W, a, X, y, -1.0)
+        LW.giant_step(W, a, X, y, -1.0)
 
 
 @pytest.mark.parametrize("n,p", [(30, 8), (8, 30)])
@@ -390,16 +391,16 @@ def test_ridge_second_layer_against_lstsq(n, p):
     A = np.vstack([F, np.sqrt(n * lam) * np.eye(p)])
     b = np.concatenate([y, np.zeros(p)])
     expected = np.linalg.lstsq(A, b, rcond=None)[0]
-    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, lam, scaling=0.5), expected,
+    np.testing.assert_allclose(LW.ridge_second_layer(W, X, y, lam, scaling=0.5), expected,
                                atol=1e-10)
     # lam = 0: the minimum-norm least-squares solution, written out through the normal
     # equations (full column rank when n > p) or the minimum-norm formula F^T (F F^T)^-1 y
     ref = (np.linalg.solve(F.T @ F, F.T @ y) if n > p else F.T @ np.linalg.solve(F @ F.T, y))
-    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 0.0, scaling=0.5), ref, atol=1e-8)
+    np.testing.assert_allclose(LW.ridge_second_layer(W, X, y, 0.0, scaling=0.5), ref, atol=1e-8)
     # and the limit of small ridges
-    np.testing.assert_allclose(N.ridge_second_layer(W, X, y, 1e-10, scaling=0.5), ref,
+    np.testing.assert_allclose(LW.ridge_second_layer(W, X, y, 1e-10, scaling=0.5), ref,
                                atol=1e-6)
     with pytest.raises(ValueError):
-        N.ridge_second_layer(W, X, y, -1.0)
+        LW.ridge_second_layer(W, X, y, -1.0)
     with pytest.raises(ValueError):
-        N.ridge_second_layer(W, X, y[:-1], 1.0)
+        LW.ridge_second_layer(W, X, y[:-1], 1.0)

@@ -9,6 +9,7 @@ from lecnotes.core import activations as ACT
 from lecnotes.core import linalg, overlaps, rmt, targets
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation
+from lecnotes.models import layerwise as LW
 from lecnotes.models import networks as NW
 from lecnotes.two_steps import experiments as SP
 from lecnotes.two_steps import theory as TST
@@ -240,7 +241,7 @@ def test_feature_matrix_is_centred():
 
 def test_feature_taylor_terms_sum_to_the_step():
     W0, a, X, y, rng = _small_setting()
-    (W1,) = NW.multi_step(W0, a, [(X, y)], 1.0, ACT.SINCOS, "correlation", scaling=24**-0.5)
+    (W1,) = LW.multi_step(W0, a, [(X, y)], 1.0, ACT.SINCOS, "correlation", scaling=24**-0.5)
     D, eta = W1 - W0, 0.7
     Xt = rng.standard_normal((30, 20))
     terms = TST.feature_taylor_terms(W0, D, Xt, 14)
@@ -259,9 +260,9 @@ def test_second_step_taylor_terms_sum_to_the_second_update(reuse):
     X2 = X if reuse else rng.standard_normal(X.shape)
     y2 = y if reuse else targets.two_direction_link(X2[:, :2])
     s, eta1 = 24**-0.5, 0.8
-    W1, W2u = NW.multi_step(W0, a, [(X, y), (X2, y2)], [eta1, 1.0], ACT.SINCOS, "correlation",
+    W1, W2u = LW.multi_step(W0, a, [(X, y), (X2, y2)], [eta1, 1.0], ACT.SINCOS, "correlation",
                            scaling=s)
-    (D,) = NW.multi_step(W0, a, [(X, y)], 1.0, ACT.SINCOS, "correlation", scaling=s)
+    (D,) = LW.multi_step(W0, a, [(X, y)], 1.0, ACT.SINCOS, "correlation", scaling=s)
     terms = TST.second_step_taylor_terms(W0, a, D - W0, X2, y2, 16, scaling=s)
     approx = sum(eta1**k * T for k, T in enumerate(terms))
     np.testing.assert_allclose(approx, W2u - W1, atol=1e-10)
@@ -356,7 +357,7 @@ def test_two_step_counts_use_the_linearity_of_the_second_step(reuse):
     X, y, w = targets.single_index(N, N, "linear", rng=rng)
     second = (X, y) if reuse else targets.single_index(N, N, "linear", rng=rng, w_star=w)[:2]
     W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
-    W1, W2 = NW.multi_step(W0, a, [(X, y), second], [N**a1, N**a2], ACT.SINCOS, "correlation",
+    W1, W2 = LW.multi_step(W0, a, [(X, y), second], [N**a1, N**a2], ACT.SINCOS, "correlation",
                            scaling=N**-0.5)
     np.testing.assert_allclose(two.s1[0, 1], linalg.singular_values(W1)[:8], rtol=1e-9)
     np.testing.assert_allclose(two.s2[0, 1, 0], linalg.singular_values(W2)[:8], rtol=1e-9)
@@ -420,7 +421,7 @@ def test_self_term_is_the_own_sample_part_of_the_shift():
     n, d, p, eta = 9, 6, 5, 2.5
     X, y = rng.standard_normal((n, d)), rng.standard_normal(n)
     W0, a = rng.standard_normal((p, d)) / math.sqrt(d), rng.choice([-1.0, 1.0], p) / p
-    (W1,) = NW.multi_step(W0, a, [(X, y)], eta, "tanh", "correlation", scaling=1.0)
+    (W1,) = LW.multi_step(W0, a, [(X, y)], eta, "tanh", "correlation", scaling=1.0)
     shift = X @ (W1 - W0).T
     ds = ACT.get_activation("tanh").dsigma(X @ W0.T)
     others = np.empty((n, p))

@@ -99,6 +99,7 @@ def test_power_basis_and_spike_free_nulls():
     from lecnotes.core import targets
     from lecnotes.core import validate as V
     from lecnotes.core.activations import SINCOS
+    from lecnotes.models import layerwise as LW
     from lecnotes.models import networks as NW
     from lecnotes.two_steps.phase import power_basis
 
@@ -117,7 +118,7 @@ def test_power_basis_and_spike_free_nulls():
         if layer == "uniform":
             a = np.sqrt(3.0) * (2.0 * rng.random(N) - 1.0)
             assert np.all(np.abs(a) <= np.sqrt(3.0))
-        W1, W2 = NW.multi_step(W0, a, [(X, y), (X, y)], [N**a1, N**a2], SINCOS, "correlation",
+        W1, W2 = LW.multi_step(W0, a, [(X, y), (X, y)], [N**a1, N**a2], SINCOS, "correlation",
                                scaling=N**-0.5)
         P = np.eye(N) - power_basis(a, 4) @ power_basis(a, 4).T
         null2 = W0 + P @ (W2 - W0)
@@ -142,6 +143,7 @@ def test_outlier_alignment_shapes_and_reuse_arm():
     from lecnotes.core import linalg, targets
     from lecnotes.core import validate as V
     from lecnotes.core.activations import SINCOS
+    from lecnotes.models import layerwise as LW
     from lecnotes.models import networks as NW
 
     N = 60
@@ -151,7 +153,7 @@ def test_outlier_alignment_shapes_and_reuse_arm():
     X, y, w = targets.single_index(N, N, "he3", rng=rng)
     targets.single_index(N, N, "he3", rng=rng, w_star=w)
     W0, a = NW.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
-    W2 = NW.multi_step(W0, a, [(X, y), (X, y)], [N**0.3, N**0.4], SINCOS, "correlation",
+    W2 = LW.multi_step(W0, a, [(X, y), (X, y)], [N**0.3, N**0.4], SINCOS, "correlation",
                        scaling=N**-0.5)[-1]
     np.testing.assert_allclose(ov[0, 0], np.abs(linalg.top_singular_vectors(W2, 3)[1] @ w),
                                atol=1e-8)

@@ -16,6 +16,7 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gauss_legendre, gaussian_expectation, hermite_polys
+from lecnotes.core.label_inverse import abs_derivative, atom_tables, invert, label_interval
 from lecnotes.core.label_law import (
     CHUNK,
     GH32_NODES,
@@ -28,12 +29,8 @@ from lecnotes.core.label_law import (
     N_UPANELS,
     NOISE_WINDOW,
     Pieces,
-    abs_derivative,
-    atom_tables,
     evaluate,
     gauss,
-    invert,
-    label_interval,
     pieces,
 )
 from lecnotes.core.targets import get_link

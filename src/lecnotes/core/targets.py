@@ -307,7 +307,7 @@ def staircase(levels: int = 2) -> Callable[[np.ndarray], np.ndarray]:
 GEN4_A = 0.2254
 r"""The ``a`` of ``LINKS["gen4"]``: the maximiser 0.225409... of :math:`\mathbb E[\zeta_4(Y)^2]`
 over the family :math:`\mathbb 1\{a<|u|<b(a)\}` of chapter 2, rounded to four digits (the one
-source of this constant; :func:`lecnotes.exponents.experiments.gen4_interval` derives the rest)."""
+source of this constant; :func:`lecnotes.core.exponents.gen4_interval` derives the rest)."""
 
 
 def gen4_partner(a: float) -> float:

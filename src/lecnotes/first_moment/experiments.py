@@ -15,9 +15,15 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.core.activations import get_activation, loss_derivative
+from lecnotes.core.first_moment import (
+    ReducedParts,
+    first_moment,
+    preprocess,
+    reduced_first_moment_overlaps,
+    simulate_first_moment_overlaps,
+)
 from lecnotes.core.overlaps import overlap
-from lecnotes.core.preprocessing import checked_values
-from lecnotes.core.targets import get_link, single_index
+from lecnotes.core.targets import single_index
 
 __all__ = [
     "preprocess",
@@ -32,202 +38,6 @@ __all__ = [
     "StepSweep",
     "gradient_step_sweep",
 ]
-
-
-def preprocess(y, T=None) -> np.ndarray:
-    """Apply a label preprocessing ``T`` (a vectorised callable; ``None`` = identity).
-
-    The :math:`T(y_i)` of {eq}`eq-ch3-first-moment`. Raises ``ValueError`` if ``T`` is not
-    callable or returns the wrong shape or NaN.
-
-    Parameters
-    ----------
-    y : array_like (n,)
-        Labels.
-    T : callable or None
-        Preprocessing.
-
-    Returns
-    -------
-    ndarray (n,)
-        :math:`T(y)`, checked.
-    """
-    y = V.finite_array(y, "y", ndim=1)
-    if T is None:
-        return y
-    if not callable(T):
-        raise ValueError(f"T must be a callable of the labels or None, got {T!r}")
-    return checked_values(T(y), y)
-
-
-def first_moment(X, y, T=None) -> np.ndarray:
-    r"""The normalised first-moment estimator :math:`v/\|v\|`, :math:`v=\frac1n\sum T(y_i)x_i`.
-
-    Chapter 3, {eq}`eq-ch3-first-moment`. One matrix-vector product, O(nd).
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-        Inputs.
-    y : array_like (n,)
-        Labels.
-    T : callable or None
-        Label preprocessing; ``None`` uses the raw labels.
-
-    Returns
-    -------
-    ndarray (d,)
-        :math:`v/\|v\|`, of unit norm (an exactly zero :math:`v` raises ``ValueError``).
-    """
-    X, y = V.data_pair(X, y)
-    t = preprocess(y, T)
-    v = X.T @ t / X.shape[0]
-    nv = np.linalg.norm(v)
-    if nv == 0:
-        raise ValueError("the estimator is exactly zero (all preprocessed labels vanish)")
-    return v / nv
-
-
-def simulate_first_moment_overlaps(
-    link, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, rng=None
-) -> dict:
-    r"""Squared overlaps of first-moment estimators on simulated data (chapters 0 and 3).
-
-    The simulation side of {prf:ref}`thm-first-moment-overlap`.
-
-    For every dimension ``d`` in ``dims``, sample ratio ``delta`` in ``deltas`` and seed, one
-    data set of the single-index model with ``n = round(delta d)`` is drawn and every
-    preprocessing is applied to the same labels, so that preprocessings are compared on
-    identical data.
-
-    Parameters
-    ----------
-    link : callable or str
-        The link.
-    dims : sequence of int
-        Dimensions.
-    deltas : sequence of float, positive
-        Sample ratios.
-    preprocessings : dict of name -> callable or None
-        ``None`` means the raw labels.
-    seeds : int
-        Repetitions per (d, delta).
-    noise : float
-        Label-noise standard deviation.
-    rng : Generator, int or None
-        Random source (SPEC 7); the data of size ``d`` and repetition ``r`` come from the
-        keyed stream ``stream(rng, d, r)`` (:mod:`lecnotes.core.validate`), shared by all
-        ``deltas``, so adding a size or a seed leaves the other draws unchanged.
-
-    Returns
-    -------
-    dict
-        name -> ndarray of shape ``(seeds, len(dims), len(deltas))`` holding :math:`\rho^2`
-        (seeds on axis 0).
-    """
-
-    dims = [V.positive_int(d, "d") for d in dims]
-    deltas = V.finite_array(deltas, "deltas", ndim=1)
-    if np.any(deltas <= 0):
-        raise ValueError("deltas must be positive")
-    seeds = V.positive_int(seeds, "seeds")
-    if not isinstance(preprocessings, dict) or not preprocessings:
-        raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
-    out = {name: np.empty((seeds, len(dims), len(deltas))) for name in preprocessings}
-    for i, d in enumerate(dims):
-        for r in range(seeds):
-            gen = V.stream(rng, d, r)
-            for j, delta in enumerate(deltas):
-                n = max(1, int(round(delta * d)))
-                X, y, w = single_index(n, d, link, noise=noise, rng=gen)
-                for name, T in preprocessings.items():
-                    out[name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
-    return out
-
-
-def reduced_first_moment_overlaps(
-    link, dims, deltas, preprocessings, replicates: int = 200, noise: float = 0.0, rng=None,
-    chunk: int = 2_000_000, parts: bool = False,
-) -> dict:
-    r"""Squared overlaps of first-moment estimators through the exact reduction (chapter 3).
-
-    {prf:ref}`prop-ch3-reduction`: :math:`\rho^2(v_T)` has the law of
-    :math:`A/(A + S\,C)` with :math:`A = (\sum_i T(y_i)G_i)^2`, :math:`S = \sum_i T(y_i)^2`
-    and :math:`C\sim\chi^2_{d-1}` independent of the :math:`n` pairs :math:`(G_i, y_i)`. One
-    replicate costs :math:`O(n)` instead of the :math:`O(nd)` of
-    :func:`simulate_first_moment_overlaps`, whose law it reproduces exactly (not
-    approximately), so thousands of replicates are cheap.
-
-    Parameters
-    ----------
-    link : callable or str
-        The link.
-    dims : sequence of int
-        Dimensions (at least 2).
-    deltas : sequence of float, positive
-        Sample ratios; ``n = round(delta d)``.
-    preprocessings : dict of name -> callable or None
-        ``None`` means the raw labels; all are applied to the same labels.
-    replicates : int
-        Independent replicates per (d, delta).
-    noise : float
-        Label-noise standard deviation.
-    rng : Generator, int or None
-        Random source (SPEC 7); the cell (d, n) draws from ``stream(rng, d, n)``, so adding
-        a size leaves the other draws unchanged.
-    chunk : int
-        Largest number of labels drawn at once (memory bound).
-    parts : bool
-        Also return the two parts of the overlap.
-
-    Returns
-    -------
-    dict
-        name -> ndarray ``(replicates, len(dims), len(deltas))`` of :math:`\rho^2` (replicates
-        on axis 0); with ``parts=True`` name -> :class:`ReducedParts` instead.
-    """
-    phi = get_link(link)
-    dims = [V.positive_int(d, "d", minimum=2) for d in dims]
-    deltas = V.finite_array(deltas, "deltas", ndim=1)
-    if np.any(deltas <= 0):
-        raise ValueError("deltas must be positive")
-    replicates = V.positive_int(replicates, "replicates")
-    noise = V.nonneg_float(noise, "noise")
-    if not isinstance(preprocessings, dict) or not preprocessings:
-        raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
-    shape = (replicates, len(dims), len(deltas))
-    sig = {name: np.empty(shape) for name in preprocessings}
-    noi = {name: np.empty(shape) for name in preprocessings}
-    for i, d in enumerate(dims):
-        for j, delta in enumerate(deltas):
-            n = max(1, int(round(delta * d)))
-            gen = V.stream(rng, d, n)
-            step = max(1, chunk // n)
-            for r0 in range(0, replicates, step):
-                r1 = min(replicates, r0 + step)
-                G = gen.standard_normal((r1 - r0, n))
-                y = np.asarray(phi(G.ravel()), dtype=float)
-                if noise > 0:
-                    y = y + noise * gen.standard_normal(y.shape)
-                C = gen.chisquare(d - 1, size=r1 - r0)
-                for name, T in preprocessings.items():
-                    t = preprocess(y, T).reshape(G.shape)
-                    A = np.einsum("ij,ij->i", t, G) ** 2
-                    S = np.einsum("ij,ij->i", t, t)
-                    sig[name][r0:r1, i, j] = A / n**2
-                    noi[name][r0:r1, i, j] = S * C / n**2
-    if parts:
-        return {name: ReducedParts(sig[name], noi[name]) for name in preprocessings}
-    return {name: sig[name] / (sig[name] + noi[name]) for name in preprocessings}
-
-
-class ReducedParts(NamedTuple):
-    r"""The two parts of the overlap in {eq}`eq-ch3-reduction` (chapter 3)."""
-
-    signal: np.ndarray
-    r""":math:`\langle v_T, w_\star\rangle^2 = A/n^2`."""
-    noise: np.ndarray
-    r""":math:`\|v_T^\perp\|^2 = SC/n^2` (in law)."""
 
 
 def loss_preprocessing(loss="square", f0: float = 0.0):

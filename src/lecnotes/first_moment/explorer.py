@@ -2,7 +2,7 @@ r"""The explorer of chapter 3 ({ref}`sec-ch3-explore`): the sample ratio and the
 
 The three layers of :mod:`lecnotes.widgets` for the first-moment estimator
 :math:`v_T=\frac1n\sum_iT(y_i)x_i`: the state :func:`first_moment_explorer_state` (a cached
-call of :func:`lecnotes.first_moment.reduced_first_moment_overlaps`, the exact reduction of
+call of :func:`lecnotes.core.first_moment.reduced_first_moment_overlaps`, the exact reduction of
 {prf:ref}`prop-ch3-reduction`), the panel :func:`first_moment_panel` (each panel of the
 chapter's static figure is drawn by it), the figure :func:`first_moment_figure` and the widget
 :func:`first_moment_explorer`. The controls are the link and the preprocessing compared with
@@ -98,7 +98,7 @@ def first_moment_explorer_state(link: str = "relu", replicates: int = 200,
                                 rng: int = 0) -> FirstMomentState:
     r"""Overlaps of the four preprocessings for one link at :math:`d = 100, 400, 1600` (cached).
 
-    One call of :func:`lecnotes.first_moment.reduced_first_moment_overlaps` on the chapter's
+    One call of :func:`lecnotes.core.first_moment.reduced_first_moment_overlaps` on the chapter's
     grid :math:`\delta = 1/4,\dots,8`, all preprocessings on the same labels; the cell
     :math:`(d, n)` draws from ``stream(rng, d, n)``, so with ``rng = 0`` the raw and optimal
     overlaps are the chapter's. Cost with 200 replicates: about half a second of CPU, 3 s for

@@ -12,6 +12,9 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.core.conditional_hermite import conditional_hermite_norms
+from lecnotes.core.first_moment import (
+    optimal_preprocessing,
+)
 from lecnotes.core.targets import get_link, link_expectation
 
 __all__ = [
@@ -114,58 +117,3 @@ def first_moment_overlap(link, delta, T=None, noise: float = 0.0):
     return float(out) if out.ndim == 0 else out
 
 
-def optimal_preprocessing(link: str, noise: float = 0.0):
-    r"""The optimal preprocessing :math:`T^\star(y)=\mathbb E[G\mid Y=y]` in closed form (ch. 3).
-
-    {prf:ref}`thm-optimal-preprocessing`, written out for four links so that it costs a few
-    array operations per label (the general
-    :func:`lecnotes.core.conditional_hermite.conditional_hermite`
-    solves for the preimages of every label, which is slow for :math:`10^7` labels):
-
-    * ``"relu"``: :math:`y` for :math:`y > 0` and :math:`-\sqrt{2/\pi}` at :math:`y = 0`;
-    * ``"cubic"``: :math:`y^{1/3}` (an injective link reveals :math:`G`);
-    * ``"sign"`` with noise :math:`\tau>0`: :math:`\sqrt{2/\pi}\tanh(y/\tau^2)`
-      (exercise {ref}`ex-ch3-noisy-sign`);
-    * ``"he3"``: :math:`\sum_jw_jg_j/\sum_jw_j` over the real roots :math:`g_j` of
-      :math:`g^3-3g=y` (three for :math:`|y|<2`, by the trigonometric formula; one beyond),
-      :math:`w_j=\gamma(g_j)/|3g_j^2-3|`.
-
-    Parameters
-    ----------
-    link : {"relu", "cubic", "sign", "he3"}
-        The link (noiseless except ``"sign"``, which needs ``noise > 0``).
-    noise : float
-        Label-noise standard deviation (only for ``"sign"``).
-
-    Returns
-    -------
-    callable
-        Vectorised :math:`T^\star`.
-    """
-    noise = V.nonneg_float(noise, "noise")
-    if link == "sign":
-        if noise <= 0:
-            raise ValueError("the closed form for the sign needs label noise tau > 0")
-        return lambda y: np.sqrt(2 / np.pi) * np.tanh(np.asarray(y, dtype=float) / noise**2)
-    if noise != 0:
-        raise ValueError(f"the closed form for {link!r} is for noiseless labels")
-    if link == "relu":
-        return lambda y: np.where(np.asarray(y) > 0, y, -np.sqrt(2 / np.pi))
-    if link == "cubic":
-        return np.cbrt
-    if link == "he3":
-        return _he3_posterior_mean
-    raise ValueError(f"no closed form for the link {link!r}; use conditional_hermite")
-
-
-def _he3_posterior_mean(y):
-    y = np.asarray(y, dtype=float)
-    inner = np.abs(y) < 2
-    theta = np.arccos(np.clip(y / 2, -1, 1))[..., None] / 3 - 2 * np.pi * np.arange(3) / 3
-    g3 = 2 * np.cos(theta)                                 # the three roots for |y| < 2
-    w3 = np.exp(-g3**2 / 2) / np.abs(3 * g3**2 - 3)
-    root = np.sqrt(np.maximum(y**2 - 4, 0))
-    g1 = np.cbrt((y + root) / 2) + np.cbrt((y - root) / 2)  # the one root for |y| >= 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        inside = np.sum(w3 * g3, axis=-1) / np.sum(w3, axis=-1)
-    return np.where(inner, inside, g1)

@@ -5,7 +5,7 @@ The chapter's network {eq}`eq-ch6-network` is
 :math:`w_i^0\sim N(0,I_d/d)`, :math:`a_i = b_i/\sqrt p`
 (:func:`lecnotes.models.networks.init_params`
 with ``symmetric=False, a_scale=p**-0.5``), trained on the first layer by giant steps
-(:func:`lecnotes.models.networks.giant_step`, learning rate
+(:func:`lecnotes.models.layerwise.giant_step`, learning rate
 :func:`lecnotes.giant_steps.theory.giant_step_size`), then on the second by ridge
 (:func:`two_phase`, {prf:ref}`def-ch6-two-phase`). This module holds the procedure and the
 sweeps over seeds and sizes of the chapter, each returning arrays with seeds on axis 0:
@@ -40,13 +40,8 @@ from lecnotes.giant_steps.theory import (
     remove_linear_part,
     two_direction_target,
 )
-from lecnotes.models.networks import (
-    forward,
-    giant_step,
-    init_params,
-    multi_step,
-    ridge_second_layer,
-)
+from lecnotes.models.layerwise import giant_step, multi_step, ridge_second_layer
+from lecnotes.models.networks import forward, init_params
 
 __all__ = [
     "TwoPhaseResult",
@@ -114,9 +109,9 @@ def two_phase(W0, a0, batches: Sequence, ridge_batch, eta, lam: float, activatio
 
     Phase 1: one first-layer gradient step per batch in ``batches`` (fresh batches; the same
     pair twice is a reused batch), second layer fixed at ``a0``
-    (:func:`lecnotes.models.networks.multi_step`). Phase 2: ridge regression of the labels of
+    (:func:`lecnotes.models.layerwise.multi_step`). Phase 2: ridge regression of the labels of
     ``ridge_batch`` on the features :math:`s\,\sigma(XW_T^\top)`
-    (:func:`lecnotes.models.networks.ridge_second_layer`; ``lam`` in its convention).
+    (:func:`lecnotes.models.layerwise.ridge_second_layer`; ``lam`` in its convention).
 
     With ``remove_linear=True`` the empirical constant and linear parts
     (:func:`remove_linear_part`) are removed from the labels of every batch before it is
@@ -135,7 +130,7 @@ def two_phase(W0, a0, batches: Sequence, ridge_batch, eta, lam: float, activatio
         Learning rate(s) of the steps; ``lam`` the ridge.
     lam : float
     activation, scaling, loss, chunk
-        As in :func:`lecnotes.models.networks.giant_step`.
+        As in :func:`lecnotes.models.layerwise.giant_step`.
     remove_linear : bool
 
     Returns
@@ -180,7 +175,7 @@ def one_step_spectra(link, d: int, p: int, delta: int, eta0: float, rng=None,
 
     The spike plus bulk of {eq}`eq-ch6-spike-bulk`: from one stream, a batch
     (:func:`lecnotes.core.targets.single_index`), the network (signs :math:`b_i = \pm1`), one step
-    (:func:`lecnotes.models.networks.giant_step`, :func:`giant_step_size`). With
+    (:func:`lecnotes.models.layerwise.giant_step`, :func:`giant_step_size`). With
     ``reference_variance`` :math:`v`, a Gaussian :math:`p\times d` matrix with entries of
     variance :math:`v/d` is drawn afterwards from the same stream (the finite-size reference
     of the bulk law).
@@ -435,7 +430,7 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
     r"""Fresh giant steps on :math:`z_1+z_1z_2+z_1z_2z_3` with the output under control.
 
     The protocol of the staircase section ({prf:ref}`thm-ch6-staircase`): per step a fresh
-    batch, one step of the correlation loss (:func:`lecnotes.models.networks.giant_step` with
+    batch, one step of the correlation loss (:func:`lecnotes.models.layerwise.giant_step` with
     ``loss="correlation"``: :math:`w_i \leftarrow w_i+\frac{\bar\eta b_i}{n}\sum_\nu y_\nu
     \sigma'(\langle w_i,x_\nu\rangle)x_\nu`, which does not involve the output), then every
     row renormalised to the unit sphere. The networks of ``runs`` (activation ``"cubic"``

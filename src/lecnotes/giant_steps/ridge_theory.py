@@ -39,7 +39,7 @@ RIDGES = 10.0 ** np.arange(-5, 0)
 def ridge_second_layer_path(W, X, y, lams, activation="relu", *, scaling=1.0) -> np.ndarray:
     r"""Ridge second layers for several ridges at once (phase 2 of {prf:ref}`def-ch6-two-phase`).
 
-    The same estimator as :func:`lecnotes.models.networks.ridge_second_layer` for every
+    The same estimator as :func:`lecnotes.models.layerwise.ridge_second_layer` for every
     :math:`\lambda` in ``lams`` (all > 0), from one eigendecomposition of :math:`F^\top F`
     (:math:`n\ge p`) or :math:`FF^\top` (:math:`n<p`): choosing the ridge on a validation
     set costs one fit.
@@ -47,7 +47,7 @@ def ridge_second_layer_path(W, X, y, lams, activation="relu", *, scaling=1.0) ->
     Parameters
     ----------
     W, X, y, activation, scaling
-        As in :func:`lecnotes.models.networks.ridge_second_layer`.
+        As in :func:`lecnotes.models.layerwise.ridge_second_layer`.
     lams : sequence of float
         Ridges, all > 0.
 

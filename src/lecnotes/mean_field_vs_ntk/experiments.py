@@ -21,17 +21,17 @@ from lecnotes.mean_field_vs_ntk.capacity import (
     relative_movement,
 )
 from lecnotes.mean_field_vs_ntk.theory import target
-from lecnotes.models.kernels import (
+from lecnotes.models.kernel_methods import (
     kernel_gd_steps_to_loss,
     kernel_gradient_descent,
     kernel_ridge,
     kernel_ridge_at_loss,
     rademacher_rkhs,
     rademacher_rkhs_bound,
-    relu_ntk,
     rkhs_norm,
     single_index_risk,
 )
+from lecnotes.models.kernels import relu_ntk
 from lecnotes.models.networks import (
     empirical_ntk,
     forward,
@@ -153,8 +153,9 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
                             rng=None, z: float = 3.0) -> RademacherResult:
     r"""The Rademacher complexity of the linear class of norm ``B`` over (n, d) (chapter 1).
 
-    {prf:ref}`def-ch1-rademacher` by Monte Carlo (:func:`lecnotes.models.kernels.rademacher_rkhs`)
-    with the linear kernel :math:`G = XX^\top`, against the Jensen upper bound
+    {prf:ref}`def-ch1-rademacher` by Monte Carlo
+    (:func:`lecnotes.models.kernel_methods.rademacher_rkhs`) with the linear kernel
+    :math:`G = XX^\top`, against the Jensen upper bound
     :math:`B\sqrt{\operatorname{tr}G}/n` and the second-order lower bound
     :math:`\text{Jensen}\cdot(1-\sum_{i\neq j}G_{ij}^2/(\operatorname{tr}G)^2)`.
 
@@ -285,9 +286,9 @@ def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=None):
 
     KRR with the ReLU NTK divided by :math:`d` on :math:`n` samples of the running
     :func:`target`; the risk and the coefficient :math:`c_2` of the predictor along
-    :math:`w_\star` by :func:`lecnotes.models.kernels.single_index_risk` (the kernel barrier of
-    {prf:ref}`thm-ch1-gmmm`). Draws from ``stream(rng, d, n, seed)`` (the same for every
-    ``lam``).
+    :math:`w_\star` by :func:`lecnotes.models.kernel_methods.single_index_risk` (the kernel
+    barrier of {prf:ref}`thm-ch1-gmmm`). Draws from ``stream(rng, d, n, seed)`` (the same
+    for every ``lam``).
 
     Parameters
     ----------

@@ -19,7 +19,8 @@ from scipy.special import ndtr
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation, he
 from lecnotes.core.targets import single_index
-from lecnotes.models.kernels import kernel_ridge, relu_ntk, single_index_risk
+from lecnotes.models.kernel_methods import kernel_ridge, single_index_risk
+from lecnotes.models.kernels import relu_ntk
 from lecnotes.models.networks import forward, init_params, step_size, train
 
 __all__ = [

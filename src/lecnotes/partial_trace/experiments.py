@@ -447,7 +447,7 @@ def interval_lambda4(a, b) -> float:
     Chapter 5 ({prf:ref}`prop-ch5-mean`):
     :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
     :math:`a\gamma(a)=b\gamma(b)` (the generative-exponent-4 links of chapter 2,
-    :func:`lecnotes.exponents.experiments.gen4_interval`); centring the labels leaves it unchanged.
+    :func:`lecnotes.core.exponents.gen4_interval`); centring the labels leaves it unchanged.
 
     Parameters
     ----------

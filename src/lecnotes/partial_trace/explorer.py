@@ -19,10 +19,10 @@ import numpy as np
 
 from lecnotes.book import plotting
 from lecnotes.book.explorer import build_explorer
+from lecnotes.core import exponents as ex
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import LINKS
-from lecnotes.exponents import experiments as ex
 from lecnotes.partial_trace import experiments as S
 
 __all__ = [

@@ -3,11 +3,11 @@ r"""Chapter 0, the setting: the seed sweeps of its checks.
 Single- and multi-index data come from :mod:`lecnotes.core.targets`, Hermite analysis from
 :mod:`lecnotes.core.hermite` and the overlap from :mod:`lecnotes.core.overlaps`; the first-moment
 vector :math:`v = \frac1n\sum_i y_ix_i` of chapter 0 is one matrix-vector product (its
-preprocessed form is :func:`lecnotes.first_moment.first_moment`, chapter 3). This module runs
+preprocessed form is :func:`lecnotes.core.first_moment.first_moment`, chapter 3). This module runs
 the chapter's loops over seeds: the overlap of a random direction, Stein's lemma on data, the
 signal and noise of :math:`v` for :math:`u^2`, and the staircase (the sweep of the
 first-moment overlap over sizes is
-:func:`lecnotes.first_moment.simulate_first_moment_overlaps`). Every sweep returns a named
+:func:`lecnotes.core.first_moment.simulate_first_moment_overlaps`). Every sweep returns a named
 result with the seeds on axis 0, and draws seed ``s`` from the keyed stream
 ``stream(rng, s)`` of :mod:`lecnotes.core.validate`.
 """

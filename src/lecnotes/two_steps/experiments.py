@@ -6,7 +6,7 @@ The linear-width setting of chapter 7: width :math:`N`, samples :math:`n` and di
 :math:`a_j\sim N(0,1)` fixed
 (:func:`lecnotes.models.networks.init_params` with ``symmetric=False, second_layer="gaussian"``),
 trained on the first layer with the correlation loss :math:`-\frac1n\sum_iy_if(x_i)` and step
-sizes :math:`\eta_i = N^{\alpha_i}` (``lecnotes.models.networks.multi_step(..., loss="correlation",
+sizes :math:`\eta_i = N^{\alpha_i}` (``lecnotes.models.layerwise.multi_step(..., loss="correlation",
 scaling=N**-0.5)``), {prf:ref}`def-ch7-two-steps`. This module holds the experiments of the
 chapter:
 
@@ -40,7 +40,8 @@ from lecnotes.core.linalg import singular_values, top_singular_vectors
 from lecnotes.core.overlaps import mean_update
 from lecnotes.core.rmt import fit_bulk_edge, localisation
 from lecnotes.core.targets import HE3, multi_index, single_index, two_direction_link
-from lecnotes.models.networks import check_params, features, init_params, multi_step
+from lecnotes.models.layerwise import multi_step
+from lecnotes.models.networks import check_params, features, init_params
 from lecnotes.two_steps.theory import check_alpha, feature_taylor_terms, second_step_taylor_terms
 
 __all__ = [
@@ -203,7 +204,7 @@ def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activatio
 
     {prf:ref}`prop-ch7-rank-one`: for each width :math:`N` in ``sizes`` (with
     :math:`n = d = N`) and each seed, one gradient of the correlation loss at initialisation
-    (:func:`lecnotes.models.networks.multi_step`, unit step, ``scaling = N**-0.5``) on a
+    (:func:`lecnotes.models.layerwise.multi_step`, unit step, ``scaling = N**-0.5``) on a
     single-index target. Theory: :math:`s_1` is of order one (the rank-one part
     :math:`\mu_1\,s\,a\,u^\top`), :math:`s_2` of order :math:`N^{-1/2}`.
 

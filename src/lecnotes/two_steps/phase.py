@@ -19,7 +19,8 @@ from lecnotes.core import validate as V
 from lecnotes.core.activations import SINCOS, get_activation
 from lecnotes.core.linalg import top_singular_vectors
 from lecnotes.core.targets import single_index
-from lecnotes.models.networks import init_params, multi_step
+from lecnotes.models.layerwise import multi_step
+from lecnotes.models.networks import init_params
 from lecnotes.two_steps.theory import check_alpha
 
 __all__ = ["power_basis", "TwoStepSpectra", "simulate_two_step_counts", "outlier_alignment"]
@@ -90,7 +91,7 @@ def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: boo
 
     :math:`n = d = N`, :math:`\eta_i = N^{\alpha_i}`, correlation loss, second layer fixed,
     ``scaling = N**-0.5``. For each seed and :math:`\alpha_1`, one call of
-    :func:`lecnotes.models.networks.multi_step` with steps :math:`(N^{\alpha_1}, 1)` returns
+    :func:`lecnotes.models.layerwise.multi_step` with steps :math:`(N^{\alpha_1}, 1)` returns
     :math:`W_1` and :math:`W_1+U_2`; the second update is linear in :math:`\eta_2`, so
     :math:`W_2 = W_1+N^{\alpha_2}U_2` for every :math:`\alpha_2`. The nulls remove from
     :math:`D_1` and :math:`U_2` their components along the first ``null_powers`` powers of
