@@ -62,7 +62,7 @@ def test_every_chapter_has_exercises_solutions_and_a_graded_exercise(path):
     from lecnotes.chapters import CHECKS
 
     for label in stubs:
-        assert label in CHECKS, f"{label} has no check in lecnotes.grading.CHECKS"
+        assert label in CHECKS, f"{label} has no check in lecnotes.chapters.CHECKS"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Tests of the graded checks (lecnotes.grading): right answers pass, wrong ones are named."""
+"""Tests of the graded checks (lecnotes.<subject>.grading): right passes, wrong is named."""
 
 import numpy as np
 import pytest

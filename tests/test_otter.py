@@ -111,7 +111,7 @@ def test_master_has_one_question_per_graded_exercise_and_tests_call_the_checks(p
                  if s.startswith("# BEGIN QUESTION")]
     assert questions == labels
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    for label in labels:  # the tests call the check of lecnotes.grading, nothing else
+    for label in labels:  # the tests call the chapter's check, nothing else
         assert f'runs(CHECKS["{label}"]' in code and f'CHECKS["{label}"](' in code
     assert "claims.start_chapter" not in code
 

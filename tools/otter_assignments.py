@@ -15,12 +15,12 @@ The master holds the chapter's setup code, every exercise statement (plain Markd
 assignments of ``tools/editions.py``) and, for each *graded* exercise (a code cell tagged
 ``assignment``), one otter question: the stub of the lecture as the student's prompt, the
 function of the lecture's ``solution`` block as the solution (removed from the student
-notebook), and two tests that call the chapter's check of :mod:`lecnotes.grading` (the one
+notebook), and two tests that call the check of ``lecnotes.<subject>.grading`` (the one
 implementation of each check):
 
 * 1 point: the function runs on the hidden instances and returns finite numbers
-  (:func:`lecnotes.grading.runs`);
-* 3 points: the check passes (:data:`lecnotes.grading.CHECKS`); its message, which names the
+  (:func:`lecnotes.book.grading.runs`);
+* 3 points: the check passes (:data:`lecnotes.chapters.CHECKS`); its message, which names the
   mistake in words and never the expected values, is the feedback.
 
 Derivation exercises are statements followed by an answer cell, graded by hand. Nothing of this
@@ -112,7 +112,7 @@ def solution_cell(stub: str, solution: str) -> tuple[str, str]:
 
 
 def test_cells(label: str, func: str) -> list[str]:
-    """The two otter tests of a graded exercise; both call the check of ``lecnotes.grading``."""
+    """The two otter tests of a graded exercise; both call ``lecnotes.chapters.CHECKS``."""
     runs = f'''""" # BEGIN TEST CONFIG
 points: {POINTS[0]}
 success_message: "{func} runs on the hidden instances"

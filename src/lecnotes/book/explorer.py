@@ -1,6 +1,6 @@
 """The widget shared by the explorers: controls, one output, a callback that only redraws.
 
-Every explorer of :mod:`lecnotes.widgets` is built by :func:`build_explorer` from its controls
+Every chapter's explorer is built by :func:`build_explorer` from its controls
 and a *draw* function ``draw(values, fig) -> (fig, state)`` that calls the explorer's figure
 function; the box keeps the controls as attributes, the last state in ``box.state`` and the
 number of redraws in ``box.draws`` (what the tests look at, without a browser).

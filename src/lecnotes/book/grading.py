@@ -159,7 +159,7 @@ def runs(check: Callable, func: Callable, rng=None) -> Report:
     Parameters
     ----------
     check : callable
-        A ``check_*(func, rng=None)`` of :mod:`lecnotes.grading`.
+        A ``check_*(func, rng=None)`` of a chapter's ``grading`` module.
     func : callable
         The student's function.
     rng : numpy.random.Generator, int or None

@@ -1,6 +1,6 @@
 r"""The explorer of chapter 3 ({ref}`sec-ch3-explore`): the sample ratio and the preprocessing.
 
-The three layers of :mod:`lecnotes.widgets` for the first-moment estimator
+The three layers of an explorer for the first-moment estimator
 :math:`v_T=\frac1n\sum_iT(y_i)x_i`: the state :func:`first_moment_explorer_state` (a cached
 call of :func:`lecnotes.core.first_moment.reduced_first_moment_overlaps`, the exact reduction of
 {prf:ref}`prop-ch3-reduction`), the panel :func:`first_moment_panel` (each panel of the

@@ -1,6 +1,6 @@
 r"""The explorer of chapter 6 ({ref}`sec-ch6-explore`): one giant step, over n/d and the step size.
 
-The three layers of :mod:`lecnotes.widgets` for the spike and bulk of
+The three layers of an explorer for the spike and bulk of
 {prf:ref}`prop-ch6-spike-bulk`: the state :func:`giant_step_state` (a cached call of
 :func:`lecnotes.giant_steps.experiments.one_step_spectra` with the theory of
 :mod:`lecnotes.giant_steps.theory`), the figure :func:`giant_step_figure` (the chapter's static

@@ -1,6 +1,6 @@
 r"""The explorer of chapter 1 ({ref}`sec-ch1-explore`): how far the weights move, over widths.
 
-The three layers of :mod:`lecnotes.widgets` for the width sweep of
+The three layers of an explorer for the width sweep of
 {prf:ref}`prop-ch1-lazy-movement`: the state :func:`width_explorer_state` (a cached call of
 :func:`lecnotes.mean_field_vs_ntk.experiments.movement_sweep`), the figure :func:`width_figure` (the
 chapter's static figure of the sweep calls it) and the widget :func:`width_explorer`. The

@@ -1,6 +1,6 @@
 r"""The explorer of chapter 5 ({ref}`sec-ch5-explore`): the overlap against n/d^2 and n/d.
 
-The three layers of :mod:`lecnotes.widgets` for the collapse of {prf:ref}`prop-ch5-limit`: the
+The three layers of an explorer for the collapse of {prf:ref}`prop-ch5-limit`: the
 state :func:`partial_trace_runs` (a cached call of
 :func:`lecnotes.partial_trace.experiments.partial_trace_sweep` per dimension, centred labels of the
 :math:`k_\star=4` link), the panels :func:`collapse_panels` (the top row of the chapter's

@@ -1,6 +1,6 @@
 r"""The explorer of chapter 4 ({ref}`sec-ch4-explorer`): sample ratio and preprocessing.
 
-The three layers of :mod:`lecnotes.widgets`: the *state* :func:`spectral_explorer_state`, the
+The three layers of an explorer: the *state* :func:`spectral_explorer_state`, the
 *figure* :func:`spectral_explorer_figure` (the static page calls it with
 :data:`SPECTRAL_EXPLORER_DEFAULTS`) and the widget :func:`spectral_explorer`.
 

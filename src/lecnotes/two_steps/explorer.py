@@ -1,6 +1,6 @@
 r"""The explorer of chapter 7 ({ref}`sec-ch7-explore`): the phase diagram of two steps.
 
-The three layers of :mod:`lecnotes.widgets` for {prf:ref}`thm-ch7-two-step-outliers`: the
+The three layers of an explorer for {prf:ref}`thm-ch7-two-step-outliers`: the
 state :func:`two_step_state` (a cached call of
 :func:`lecnotes.two_steps.phase.simulate_two_step_counts` on the chapter's grid of exponents,
 with the chapter's margin), the panel :func:`two_step_count_panel` (the three panels of the
