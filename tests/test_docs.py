@@ -152,21 +152,45 @@ def logical_lines(src: str) -> int:
     return sum(t.type == tokenize.NEWLINE for t in tokens)
 
 
+def physical_lines(src: str) -> int:
+    """The non-blank lines of ``src``: what a reader scrolls past, comments and wrapping included."""
+    return sum(1 for line in src.splitlines() if line.strip())
+
+
 def cell_lengths(path: Path) -> list[int]:
-    return [logical_lines(src) for src in _cells(path, "code")]
+    return [physical_lines(src) for src in _cells(path, "code")]
 
 
-def test_logical_lines_ignore_wrapping():
+def test_cell_length_counts_every_written_line():
     assert logical_lines("f(\n    1,\n    2,\n)\nx = 1  # c\n# only a comment\n") == 2
-    assert logical_lines("for i in r:\n    g(i)\n") == 2
+    assert physical_lines("f(\n    1,\n    2,\n)\n\nx = 1  # c\n# only a comment\n") == 6
+
+
+# Lectures whose cells are still being cut to size (issue 38); a lecture leaves this set when
+# its cells meet the rule, and the set may only shrink.
+CELLS_PENDING = {
+    "00_setting",
+    "01_mean_field_vs_ntk",
+    "02_exponents",
+    "03_first_moment",
+    "04_spectral",
+    "05_partial_trace",
+    "06_giant_steps",
+    "07_two_steps",
+    "08_online_sgd",
+}
 
 
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
 def test_notebook_cells_are_short(path):
+    """No code cell over 25 non-blank lines (hidden cells too), at least 85% at most 15."""
     lengths = cell_lengths(path)
     long = [i for i, n in enumerate(lengths) if n > 25]
-    assert not long, f"{path.name}: code cells {long} have more than 25 lines"
     short = sum(n <= 15 for n in lengths) / len(lengths)
+    if path.stem in CELLS_PENDING:
+        assert long or short < 0.85, f"{path.stem} meets the rule: remove it from CELLS_PENDING"
+        pytest.xfail(f"{path.stem}: cells still being cut to size (issue 38)")
+    assert not long, f"{path.name}: code cells {long} have more than 25 lines"
     assert short >= 0.85, f"{path.name}: only {short:.0%} of code cells have at most 15 lines"
 
 

@@ -49,6 +49,7 @@ import numpy
 
 from lecnotes import __version__  # the package root; no cycle (it imports no module)
 from lecnotes.core import stats
+from lecnotes.core.scale import scale
 
 __all__ = [
     "Claim",
@@ -182,7 +183,8 @@ def package_digest() -> str:
 
 
 def provenance() -> dict:
-    """Which execution this is: package version and digest, time, Python, NumPy, BLAS threads.
+    """Which execution this is: package version and digest, time, Python, NumPy, BLAS threads,
+    and the size factor ``scale`` (:func:`lecnotes.core.scale.scale`, 1 for the published book).
 
     ``executor`` is ``$LECNOTES_EXECUTOR`` (``nbval`` or ``tools/execute.py`` when the book
     renders their execution), ``jupyter-book`` otherwise.
@@ -196,6 +198,7 @@ def provenance() -> dict:
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")
         or os.environ.get("OMP_NUM_THREADS"),
         "executor": os.environ.get("LECNOTES_EXECUTOR", "jupyter-book"),
+        "scale": scale(),
     }
 
 
