@@ -8,7 +8,8 @@
 #   make chapter CH=6    - chapter 6 alone: its unit tests, then its notebook under nbval
 #   make test-notebooks  - every lecture under nbval, two at a time (the reader's venv)
 # Instructors: make student-edition, make assignments. Performance: make benchmarks.
-# Robustness: make robustness (every lecture under ROOTS other seed roots; not part of make test)
+# Robustness: make robustness (every lecture under ROOTS other seed roots), make scale (the book at
+# scale 1 and SCALE); Dask tasks, on a LocalCluster or on $SCHEDULER; not part of make test
 #
 # Two virtualenvs: .venv holds requirements.txt alone (what Binder installs: the book is built
 # and the lectures are tested in it), .venv-dev adds requirements-dev.txt (pytest-xdist,
@@ -30,7 +31,7 @@ export MKL_NUM_THREADS ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
 .PHONY: book book-strict test check lint chapter test-notebooks test-slow clean install \
-        install-dev student-edition assignments benchmarks robustness pdf pdf-print test-pdf \
+        install-dev student-edition assignments benchmarks robustness scale pdf pdf-print test-pdf \
         test-pages
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
@@ -113,11 +114,20 @@ assignments: install install-dev
 	$(BIN)/python tools/editions.py assignments --out _build/assignments
 	$(DEV)/python tools/otter_assignments.py --out _build/assignments/otter
 
-# ROOTS independent seed roots (1..ROOTS; the book is root 0), JOBS executions at a time;
-# writes _build/robustness/ and the page book/robustness.md
+# ROOTS independent seed roots (1..ROOTS; the book is root 0), one Dask task per lecture and root
+# (tools/sweep.py): a LocalCluster of WORKERS single-threaded workers (default: one per core),
+# or the cluster at SCHEDULER=tcp://host:8786 (or a scheduler file); a re-run skips what is
+# done. Writes _build/robustness/ and the page book/robustness.md.
 ROOTS ?= 5
-robustness: install
-	$(BIN)/python tools/robustness.py --roots $(ROOTS) --jobs $(JOBS)
+WORKERS ?=
+robustness: install install-dev
+	$(DEV)/python tools/robustness.py --roots $(ROOTS) $(if $(WORKERS),--workers $(WORKERS))
+
+# The book (root 0) at scale 1 and at SCALE (LECNOTES_SCALE: every chapter's dimensions times
+# SCALE), the same Dask tasks; the scale section of book/robustness.md
+SCALE ?= 2
+scale: install install-dev
+	$(DEV)/python tools/robustness.py --scale $(SCALE) $(if $(WORKERS),--workers $(WORKERS))
 
 # The whole book as one PDF: the single-page HTML from the same execution cache as the HTML
 # book, printed by headless Chromium (tools/print_pdf.py says why not LaTeX); several minutes.

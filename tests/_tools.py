@@ -15,5 +15,6 @@ def load_tool(name: str, folder: Path = ROOT / "tools"):
         sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # what dataclasses and pickling look up
     spec.loader.exec_module(module)
     return module

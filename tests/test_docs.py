@@ -153,7 +153,7 @@ def logical_lines(src: str) -> int:
 
 
 def physical_lines(src: str) -> int:
-    """The non-blank lines of ``src``: what a reader scrolls past, comments and wrapping included."""
+    """The non-blank lines of ``src``: what a reader scrolls past, comments included."""
     return sum(1 for line in src.splitlines() if line.strip())
 
 

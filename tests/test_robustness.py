@@ -3,6 +3,7 @@
 import json
 import math
 
+import pytest
 from _tools import load_tool
 
 CHAPTERS = ()  # book infrastructure; make check runs it
@@ -31,9 +32,9 @@ def test_margin_is_in_units_of_the_tolerance():
 
 def test_summary_counts_passes_and_missing_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(robustness, "OUT", tmp_path)
-    _record(tmp_path / "root-1", "00_x", [_claim("a", 0.1, True), _claim("b", 0.2, True)])
-    _record(tmp_path / "root-2", "00_x", [_claim("a", 1.5, False)])  # b missing: the cell crashed
-    _record(tmp_path / "root-3", "00_x", [_claim("a", 0.9, True), _claim("b", 0.1, True)])
+    _record(robustness.folder(1), "00_x", [_claim("a", 0.1, True), _claim("b", 0.2, True)])
+    _record(robustness.folder(2), "00_x", [_claim("a", 1.5, False)])  # b missing: the cell crashed
+    _record(robustness.folder(3), "00_x", [_claim("a", 0.9, True), _claim("b", 0.1, True)])
     summary = robustness.summarise([1, 2, 3])
     rows = {r["label"]: r for r in summary["claims"]}
     assert rows["a"]["passes"] == 2 and rows["a"]["failed_roots"] == [2]
@@ -42,3 +43,70 @@ def test_summary_counts_passes_and_missing_runs(tmp_path, monkeypatch):
     text = robustness.page({**summary, "meta": {"seconds": 12}})
     assert "6 claim evaluations" not in text and "claim evaluations**: 6, of which 4 passed" in text
     assert "`00_x:a` | 2/3 | 2 |" in text and "`00_x:b` | 2/3 | 2 |" in text
+
+
+def test_distance_and_verdict_in_units_of_the_scale_one_tolerance():
+    assert robustness.distance(_claim("a", 0.3, True, expected=0.1, tol=0.1), 0.1) == \
+        pytest.approx(2.0)
+    assert robustness.distance(_claim("a", 0.3, True, relation="<="), 0.1) is None
+    assert robustness.distance(_claim("a", float("nan"), False), 0.1) == math.inf
+    assert robustness.verdict(1.0, 0.5) == "tightens"
+    assert robustness.verdict(1.0, 1.2) == "holds"
+    assert robustness.verdict(0.2, 0.6) == "widens"
+    assert robustness.verdict(None, 0.6) == "other"
+
+
+def test_scale_summary_compares_each_claim_and_lists_the_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(robustness, "OUT", tmp_path)
+    s1, s2 = tmp_path / "scale-1" / "root-0", tmp_path / "scale-2" / "root-0"
+    _record(s1, "00_x", [_claim("limit", 0.10, True, tol=0.2), _claim("bound", 0.5, True,
+                                                                       expected=1.0, tol=None,
+                                                                       relation="<="),
+                         _claim("drift", 0.02, True, tol=0.2), _claim("gone", 0.0, True)])
+    _record(s2, "00_x", [_claim("limit", 0.01, True, tol=0.1), _claim("bound", 0.7, True,
+                                                                       expected=1.0, tol=None,
+                                                                       relation="<="),
+                         _claim("drift", 0.3, False, tol=0.1)])
+    (s2 / "tasks").mkdir()
+    (s2 / "tasks" / "00_x.json").write_text(json.dumps({"seconds": 61.0, "peak_mb": 900,
+                                                        "returncode": 0}))
+    summary = robustness.summarise_scale(0, 2.0)
+    rows = {r["label"]: r for r in summary["claims"]}
+    assert rows["limit"]["verdict"] == "tightens"  # 0.5 -> 0.05 tolerances of scale 1
+    assert rows["drift"]["verdict"] == "widens" and not rows["drift"]["passed_2"]
+    assert rows["bound"]["verdict"] == "other" and rows["gone"]["verdict"] == "missing"
+    assert summary["runs"] == [{"chapter": "00_x", "scale": 2.0, "seconds": 61.0,
+                                "peak_mb": 900, "returncode": 0}]
+    text = "\n".join(robustness.scale_section({**summary, "notes": {"00_x:drift": "a 1/d term"}}))
+    assert "1 tighten, 0 hold, 1 widen" in text
+    assert "| `00_x:drift` | 0.1 | 1.5 | no | a 1/d term |" in text
+    assert "| 00_x | 2 | 61 | 900 | ok |" in text
+
+
+def test_a_written_task_is_done_until_the_sources_change(tmp_path):
+    sweep = load_tool("sweep")
+    task = sweep.Task("/x/lectures/03_y.ipynb", root=2, scale=2.0)
+    assert task.key == "03_y-root2-scale2" and task.folder(tmp_path).name == "root-2"
+    result = {"task": {"path": task.path, "root": 2, "scale": 2.0}, "returncode": 0,
+              "record": {"chapter": "03_y", "provenance": {}, "claims": []}, "seconds": 1.0,
+              "peak_mb": 10, "host": "h", "output": ""}
+    assert not sweep._done(task, tmp_path, "abc")
+    sweep.write(result, tmp_path, "abc")
+    assert sweep._done(task, tmp_path, "abc") and not sweep._done(task, tmp_path, "new")
+    assert (tmp_path / "scale-2" / "root-2" / "03_y.json").is_file()
+    sweep.write({**result, "returncode": 1}, tmp_path, "abc")
+    assert not sweep._done(task, tmp_path, "abc")  # a failed task runs again
+
+
+def test_progress_counts_done_failed_and_time_left():
+    import io
+
+    sweep = load_tool("sweep")
+    out = io.StringIO()
+    bar = sweep.Progress(4, out)
+    for rc in (0, 1):
+        bar.update({"task": {"path": "a/01_z.ipynb", "root": 0, "scale": 1.0},
+                    "returncode": rc, "seconds": 3.0})
+    lines = out.getvalue().splitlines()
+    assert "2/4 done, 1 failed" in lines[-1] and "left" in lines[-1]
+    assert "01_z-root0-scale1: FAILED" in lines[-1]

@@ -1,25 +1,31 @@
-"""Execute the book under several independent seed roots and tabulate how each claim fares.
+"""Execute the book under several independent seed roots, and at a larger scale, and tabulate
+how each claim fares.
 
-Usage (from the repository root, in the reader's virtualenv; ``make robustness`` calls it)::
+Usage (from the repository root, in the development virtualenv, which has Dask; ``make
+robustness`` and ``make scale`` call it)::
 
-    python tools/robustness.py [--roots 5] [--first-root 1] [--jobs 2] [LECTURE ...]
-    python tools/robustness.py --report        # rewrite the page from the last run
-    python tools/robustness.py --resummarise   # recount from the per-root records (after
-                                               # re-running some lectures), then the page
+    python tools/robustness.py [--roots 5] [--first-root 1] [--workers N] [LECTURE ...]
+    python tools/robustness.py --scale 2 [LECTURE ...]  # the book at root 0, scales 1 and 2
+    python tools/robustness.py --report        # rewrite the page from the last runs
+    python tools/robustness.py --resummarise   # recount from the per-root records on disk
+    SCHEDULER=tcp://host:8786 python tools/robustness.py ...   # on an existing Dask cluster
 
 Every random stream of the book derives from the seed root ``LECNOTES_SEED`` (the package's
-rng convention, ``lecnotes.core.validate.seed_sequence``); the book as published uses root 0. This
-script executes every lecture (nbclient, a fresh kernel, BLAS on one thread, ``--jobs`` at a
-time, slowest first) under the roots ``first_root, ..., first_root + roots - 1``, with
-``LECNOTES_CLAIMS_NO_RAISE=1`` so that a failing claim is recorded and the execution goes on
-to the next one. Each root's claims go to ``_build/robustness/root-<r>/``.
+rng convention, ``lecnotes.core.validate.seed_sequence``); the book as published uses root 0
+at scale 1. The executions are Dask tasks, one lecture x one root x one scale each
+(``tools/sweep.py``: a ``LocalCluster`` of one single-threaded worker per core by default, or
+the cluster at ``$SCHEDULER``; ``--serial`` runs them here without Dask), with
+``LECNOTES_CLAIMS_NO_RAISE=1`` so that a failing claim is recorded and the execution goes on.
+Records go to ``_build/robustness/scale-<s>/root-<r>/``; a re-run skips the tasks already done
+for the current sources (``--fresh`` redoes them).
 
-The summary, per claim: passes out of the roots, and the worst measured value (the one
-farthest on the failing side of its reference, in units of its tolerance). It is written to
-``_build/robustness/summary.json`` and to the back-matter page ``book/robustness.md`` (committed,
-like ``book/performance.md``), which also says which sources it was run with. A lecture that
-raises an exception (not a claim) is listed as an error; its claims after the error count as
-not passed.
+The robustness summary, per claim: passes out of the roots, and the worst measured value (the
+one farthest on the failing side of its reference, in units of its tolerance), in
+``_build/robustness/summary.json``. The scale summary (``--scale S``), per claim: its distance
+from the reference at scale 1 and at scale S in units of the scale-1 tolerance, and whether
+it tightens, holds or widens, in ``_build/robustness/scale.json``. Both go to the back-matter
+page ``book/robustness.md`` (committed, like ``book/performance.md``). A lecture that raises an
+exception (not a claim) is listed as an error; its claims after the error count as not passed.
 """
 
 from __future__ import annotations
@@ -40,24 +46,14 @@ from lecnotes.book import claims  # noqa: E402
 
 OUT = notebooks.ROOT / "_build" / "robustness"
 PAGE = notebooks.ROOT / "book" / "robustness.md"
-CELL_TIMEOUT = 900
+WIDEN = 0.25
+"""A claim tightens (widens) with scale when its distance from the reference falls (grows) by
+more than this many scale-1 tolerances; in between it holds."""
 
 
-def execute(path: Path) -> int:
-    """Execute one notebook in a fresh kernel, going on after errors; print the errors."""
-    import nbclient  # the reader's venv has it (jupyter-book depends on it)
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     allow_errors=True,
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
-    errors = [out for cell in nb.cells if cell.cell_type == "code"
-              for out in cell.get("outputs", []) if out.get("output_type") == "error"]
-    for err in errors:
-        print(f"ERROR {err.get('ename')}: {err.get('evalue')}"[:500])
-    return 1 if errors else 0
+def folder(root: int, scale: float = 1.0) -> Path:
+    """Where the records of one root at one scale are."""
+    return OUT / f"scale-{scale:g}" / f"root-{root}"
 
 
 def margin(rec: dict) -> float:
@@ -80,9 +76,9 @@ def margin(rec: dict) -> float:
     return (m - e) / scale if rel == "<=" else (e - m) / scale
 
 
-def summarise(roots: list[int]) -> dict:
-    """Per claim of the root-0 ledger (or of any root): passes, runs, worst value."""
-    per_root = {r: claims.load_records(OUT / f"root-{r}") for r in roots}
+def summarise(roots: list[int], scale: float = 1.0) -> dict:
+    """Per claim recorded under any of ``roots`` (at ``scale``): passes, runs, worst value."""
+    per_root = {r: claims.load_records(folder(r, scale)) for r in roots}
     keys: dict[tuple[str, str], dict] = {}
     for records in per_root.values():
         for chapter, recs in records.items():
@@ -108,6 +104,65 @@ def summarise(roots: list[int]) -> dict:
     return {"roots": roots, "claims": rows}
 
 
+def distance(rec: dict, tol: float | None) -> float | None:
+    """``|measured - expected|`` in units of ``tol`` for a claim against a number (an
+    ``approx`` claim with a positive tolerance); ``None`` for the others."""
+    if rec.get("relation") != "approx" or not tol or not isinstance(rec.get("expected"),
+                                                                  (int, float)):
+        return None
+    m = rec["measured"]
+    if m is None or (isinstance(m, float) and math.isnan(m)):
+        return math.inf
+    return abs(m - rec["expected"]) / tol
+
+
+def verdict(d1: float | None, d2: float | None) -> str:
+    """``tightens``, ``holds`` or ``widens`` (by more than :data:`WIDEN` scale-1
+    tolerances), or ``other`` for a claim that is not against a number."""
+    if d1 is None or d2 is None:
+        return "other"
+    if d2 < d1 - WIDEN:
+        return "tightens"
+    if d2 > d1 + WIDEN:
+        return "widens"
+    return "holds"
+
+
+def summarise_scale(root: int, scale: float) -> dict:
+    """Every claim at scale 1 and at ``scale`` under ``root``: the distances from the
+    reference (in units of the scale-1 tolerance), the margins, the verdict; and per chapter
+    the seconds and the kernel's peak memory of each execution."""
+    first, second = (claims.load_records(folder(root, s)) for s in (1.0, scale))
+    rows = []
+    for chapter in sorted(set(first) | set(second)):
+        one = {r["label"]: r for r in first.get(chapter, [])}
+        two = {r["label"]: r for r in second.get(chapter, [])}
+        for label in sorted(set(one) | set(two), key=lambda x: (x not in one, x)):
+            r1, r2 = one.get(label), two.get(label)
+            tol = r1.get("tol") if r1 else None
+            d1 = distance(r1, tol) if r1 else None
+            d2 = distance(r2, tol) if r2 else None
+            rows.append({
+                "chapter": chapter, "label": label,
+                "passed_1": bool(r1 and r1["passed"]), "passed_2": bool(r2 and r2["passed"]),
+                "missing": [s for s, r in ((1, r1), (scale, r2)) if r is None],
+                "distance_1": d1, "distance_2": d2,
+                "margin_1": margin(r1) if r1 else None, "margin_2": margin(r2) if r2 else None,
+                "verdict": verdict(d1, d2) if r1 and r2 else "missing",
+            })
+    runs = []
+    for s in (1.0, scale):
+        base = folder(root, s) / "tasks"
+        for meta in sorted(base.glob("*.json")) if base.is_dir() else []:
+            info = json.loads(meta.read_text())
+            runs.append({"chapter": meta.stem, "scale": s,
+                         "seconds": info.get("seconds"), "peak_mb": info.get("peak_mb"),
+                         "returncode": info.get("returncode")})
+    from lecnotes.chapters import scale_notes
+
+    return {"root": root, "scale": scale, "claims": rows, "runs": runs, "notes": scale_notes()}
+
+
 def _fmt(x) -> str:
     if x is None:
         return "-"
@@ -129,8 +184,8 @@ def _reference(row: dict) -> str:
     return f"{row['relation']} {_fmt(row['expected'])}"
 
 
-def page(summary: dict) -> str:
-    """The Markdown of ``book/robustness.md``."""
+def page(summary: dict, scale_summary: dict | None = None) -> str:
+    """The Markdown of ``book/robustness.md`` (with the scale section when there is a scale run)."""
     rows, roots = summary["claims"], summary["roots"]
     k = len(roots)
     evaluations = len(rows) * k
@@ -184,31 +239,98 @@ def page(summary: dict) -> str:
                       "|---|---|---|---|"]
         lines.append(f"| `{r['label']}` | {r['passes']}/{k} | {_fmt(r['worst_measured'])} | "
                      f"{_reference(r)} |")
+    if scale_summary:
+        lines += scale_section(scale_summary)
     return "\n".join(lines) + "\n"
 
 
-def run(paths: list[Path], roots: list[int], jobs: int) -> dict:
-    """Execute ``paths`` under every root; return the run's metadata."""
-    jobs_list = []
-    for path in notebooks.slowest_first(paths):
-        for r in roots:
-            folder = OUT / f"root-{r}"
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{path.stem}.json").unlink(missing_ok=True)
-            argv = ["env", f"LECNOTES_SEED={r}", f"LECNOTES_CLAIMS_DIR={folder}",
-                    f"{claims.NO_RAISE}=1", "LECNOTES_EXECUTOR=robustness",
-                    sys.executable, __file__, "--execute", str(path)]
-            jobs_list.append((f"{path.stem} root {r}", argv))
-    print(f"robustness: {len(paths)} lecture(s) x {len(roots)} root(s), {jobs} at a time",
-          flush=True)
+def scale_section(summary: dict) -> list[str]:
+    """The page's section on the scale run: the counts, the widening claims, every claim."""
+    rows, scale = summary["claims"], summary["scale"]
+    counts = {v: sum(r["verdict"] == v for r in rows)
+              for v in ("tightens", "holds", "widens", "other", "missing")}
+    asymptotic = counts["tightens"] + counts["holds"] + counts["widens"]
+    lines = [
+        "", f"## The claims at scale {scale:g}", "",
+        f"`make scale` executes the book (root {summary['root']}) at scale 1 and at scale "
+        f"{scale:g}: every chapter's dimensions, and the sizes tied to them, grow by "
+        f"{scale:g} (`lecnotes.core.scale`, except where a chapter caps a size and says so), "
+        "while the number of seeds and the rules of the tolerances stay. For a claim against "
+        "a number (an `approx` claim), the distance is |measured - expected| in units of its "
+        f"tolerance at scale 1, at both scales: it *tightens* if the distance falls by more "
+        f"than {WIDEN:g}, *widens* if it grows by more than {WIDEN:g}, and *holds* otherwise. "
+        "A statement about the limit should tighten or hold; one that widens is either a "
+        "finite-size effect its chapter names or a finding.",
+        "",
+        f"- **claims against a number**: {asymptotic}: {counts['tightens']} tighten, "
+        f"{counts['holds']} hold, {counts['widens']} widen",
+        f"- **other claims** (bounds, ranges, exact statements): {counts['other']}",
+        f"- **passed at scale 1**: {sum(r['passed_1'] for r in rows)} of {len(rows)}; "
+        f"**at scale {scale:g}**: {sum(r['passed_2'] for r in rows)} of {len(rows)}",
+    ]
+    if counts["missing"]:
+        lines.append(f"- **recorded at one scale only**: {counts['missing']}")
+    runs = summary.get("runs", [])
+    if runs:
+        lines += ["", "| chapter | scale | seconds | peak memory (MB) | status |",
+                  "|---|---|---|---|---|"]
+        for run in sorted(runs, key=lambda x: (x["chapter"], x["scale"])):
+            status = "ok" if run["returncode"] == 0 else "error"
+            lines.append(f"| {run['chapter']} | {run['scale']:g} | {_fmt(run['seconds'])} | "
+                         f"{_fmt(run['peak_mb'])} | {status} |")
+    notes = summary.get("notes", {})
+    widening = [r for r in rows if r["verdict"] == "widens" or (r["passed_1"]
+                                                                 and not r["passed_2"])]
+    lines += ["", f"### Claims that widen or fail at scale {scale:g}", ""]
+    if widening:
+        lines += ["| claim | distance at 1 | distance at " + f"{scale:g} | passed at "
+                  f"{scale:g} | explanation |", "|---|---|---|---|---|"]
+        for r in widening:
+            why = notes.get(f"{r['chapter']}:{r['label']}", "not explained yet (a finding)")
+            lines.append(f"| `{r['chapter']}:{r['label']}` | {_fmt(r['distance_1'])} | "
+                         f"{_fmt(r['distance_2'])} | {'yes' if r['passed_2'] else 'no'} | "
+                         f"{why} |")
+    else:
+        lines.append("None.")
+    lines += ["", f"### Every claim at scales 1 and {scale:g}", "",
+              "Distance: in units of the scale-1 tolerance; margin (for the other claims): "
+              "how far on the failing side of the reference, in units of the tolerance "
+              "(negative inside).", "",
+              f"| claim | distance at 1 | distance at {scale:g} | margin at 1 | margin at "
+              f"{scale:g} | verdict |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| `{r['chapter']}:{r['label']}` | {_fmt(r['distance_1'])} | "
+                     f"{_fmt(r['distance_2'])} | {_fmt(r['margin_1'])} | "
+                     f"{_fmt(r['margin_2'])} | {r['verdict']} |")
+    return lines
+
+
+def run(paths: list[Path], roots: list[int], scales: list[float], *, workers: int | None,
+        serial: bool, fresh: bool) -> dict:
+    """Execute ``paths`` under every root and scale (Dask tasks); return the run's metadata."""
+    import sweep
+
+    todo = sweep.tasks(paths, roots, scales)
+    print(f"robustness: {len(paths)} lecture(s) x {len(roots)} root(s) x {len(scales)} "
+          f"scale(s)", flush=True)
     start = time.perf_counter()
-    done = notebooks.run_parallel(jobs_list, jobs, notebooks.one_thread_env(), notebooks.ROOT)
-    errors = sorted(name for name, (rc, _, _) in done.items() if rc != 0)
-    for name in errors:
-        print(f"\n===== {name} =====\n{done[name][2][-3000:]}")
+    if serial:
+        results = sweep.run_serial(todo, OUT, fresh=fresh)
+        where = "serial"
+    else:
+        client = sweep.connect(workers=workers)
+        where = f"{len(client.scheduler_info()['workers'])} Dask worker(s)"
+        try:
+            results = sweep.sweep(todo, OUT, client, fresh=fresh)
+        finally:
+            client.close()
+    errors = sorted(sweep.Task(**r["task"]).key for r in results if r["returncode"] != 0)
+    for r in results:
+        if r["returncode"] != 0:
+            print(f"\n===== {sweep.Task(**r['task']).key} =====\n{r['output']}")
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "seconds": round(time.perf_counter() - start), "digest": claims.package_digest(),
-            "jobs": jobs, "errors": errors}
+            "jobs": where, "errors": errors}
 
 
 def main(argv=None) -> int:
@@ -216,37 +338,63 @@ def main(argv=None) -> int:
     ap.add_argument("lectures", nargs="*", help="numbers, stems or paths (default: all)")
     ap.add_argument("--roots", type=int, default=5, help="number of seed roots")
     ap.add_argument("--first-root", type=int, default=1, help="the first root (0 is the book)")
-    ap.add_argument("--jobs", type=int, default=2, help="executions at once")
+    ap.add_argument("--scale", type=float, default=None,
+                    help="run root 0 at scales 1 and SCALE instead of the robustness roots")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="local Dask workers (default: one per core); ignored with $SCHEDULER")
+    ap.add_argument("--serial", action="store_true", help="no Dask: one task after another")
+    ap.add_argument("--fresh", action="store_true", help="redo tasks already done")
+    ap.add_argument("--jobs", type=int, default=None, help=argparse.SUPPRESS)  # old spelling
     ap.add_argument("--report", action="store_true", help="only rewrite the page")
     ap.add_argument("--resummarise", action="store_true",
                     help="recount the per-root records of the last run's roots, then the page")
-    ap.add_argument("--execute", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.execute:
-        return execute(args.execute)
-    roots = list(range(args.first_root, args.first_root + args.roots))
-    summary_path = OUT / "summary.json"
-    if args.report:
-        summary = json.loads(summary_path.read_text())
-    elif args.resummarise:
-        old = json.loads(summary_path.read_text())
-        digests = sorted({prov.get("digest", "?") for r in old["roots"]
-                          for prov in claims.load_provenance(OUT / f"root-{r}").values()})
-        meta = {**old.get("meta", {}), "digest": ", ".join(digests) + " (per chapter)",
-                "date": old.get("meta", {}).get("date", "?") + " (some lectures re-run since)"}
-        summary = {**summarise(old["roots"]), "meta": meta}
-        summary_path.write_text(json.dumps(summary, indent=1))
+    workers = args.workers or args.jobs
+    summary_path, scale_path = OUT / "summary.json", OUT / "scale.json"
+    if args.scale is not None:
+        if not args.scale > 0:
+            ap.error("--scale must be positive")
+        if not (args.report or args.resummarise):
+            meta = run(notebooks.lectures(args.lectures), [0], [1.0, args.scale],
+                       workers=workers, serial=args.serial, fresh=args.fresh)
+        else:
+            meta = json.loads(scale_path.read_text()).get("meta", {})
+        scale_summary = {**summarise_scale(0, args.scale), "meta": meta}
+        scale_path.write_text(json.dumps(scale_summary, indent=1))
+        summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
     else:
-        meta = run(notebooks.lectures(args.lectures), roots, args.jobs)
-        summary = {**summarise(roots), "meta": meta}
-        summary_path.write_text(json.dumps(summary, indent=1))
-    PAGE.write_text(page(summary))
+        roots = list(range(args.first_root, args.first_root + args.roots))
+        scale_summary = json.loads(scale_path.read_text()) if scale_path.is_file() else None
+        if args.report:
+            summary = json.loads(summary_path.read_text())
+        elif args.resummarise:
+            old = json.loads(summary_path.read_text())
+            digests = sorted({prov.get("digest", "?") for r in old["roots"]
+                              for prov in claims.load_provenance(folder(r)).values()})
+            meta = {**old.get("meta", {}), "digest": ", ".join(digests) + " (per chapter)",
+                    "date": old.get("meta", {}).get("date", "?") + " (some lectures re-run since)"}
+            summary = {**summarise(old["roots"]), "meta": meta}
+            summary_path.write_text(json.dumps(summary, indent=1))
+        else:
+            meta = run(notebooks.lectures(args.lectures), roots, [1.0], workers=workers,
+                       serial=args.serial, fresh=args.fresh)
+            summary = {**summarise(roots), "meta": meta}
+            summary_path.write_text(json.dumps(summary, indent=1))
+    if summary is None:
+        print(f"robustness: no robustness run yet ({summary_path}); page not written")
+        return 0
+    PAGE.write_text(page(summary, scale_summary))
     rows, k = summary["claims"], len(summary["roots"])
     weak = [r for r in rows if r["passes"] < k - 1]
     total = len(rows) * k
     ok = sum(r["passes"] for r in rows)
     print(f"robustness: {ok}/{total} claim evaluations passed ({100 * ok / max(total, 1):.2f}%); "
           f"{len(weak)} claim(s) passed fewer than {k - 1} of {k} roots; page {PAGE}")
+    if scale_summary:
+        verdicts = [r["verdict"] for r in scale_summary["claims"]]
+        print("scale {:g}: {} tighten, {} hold, {} widen, {} other".format(
+            scale_summary["scale"], *(verdicts.count(v) for v in
+                                      ("tightens", "holds", "widens", "other"))))
     return 0
 
 

@@ -52,3 +52,23 @@ def grading_modules() -> list:
 
 CHECKS = {label: check for module in grading_modules() for label, check in module.CHECKS.items()}
 """Exercise label -> check function, in reading order (used by the assignment builder)."""
+
+
+def scale_notes() -> dict[str, str]:
+    """What each chapter says of its claims that widen with scale (``make scale``).
+
+    A chapter subpackage may define ``SCALE_NOTES``, a dict from claim label to one sentence
+    (a finite-size correction it names, or a finding), shown beside the claim on the
+    robustness page.
+
+    Returns
+    -------
+    dict
+        ``"<notebook stem>:<label>"`` -> the chapter's sentence.
+    """
+    out = {}
+    for ch in CHAPTERS:
+        module = importlib.import_module(f"lecnotes.{ch.subpackage}")
+        for label, text in getattr(module, "SCALE_NOTES", {}).items():
+            out[f"{ch.notebook}:{label}"] = text
+    return out
