@@ -51,6 +51,9 @@ WIDEN = 0.25
 more than this many scale-1 tolerances; in between it holds."""
 
 
+SCALE_HEADING = "## The claims at scale "
+
+
 def folder(root: int, scale: float = 1.0) -> Path:
     """Where the records of one root at one scale are."""
     return OUT / f"scale-{scale:g}" / f"root-{root}"
@@ -251,7 +254,7 @@ def scale_section(summary: dict) -> list[str]:
               for v in ("tightens", "holds", "widens", "other", "missing")}
     asymptotic = counts["tightens"] + counts["holds"] + counts["widens"]
     lines = [
-        "", f"## The claims at scale {scale:g}", "",
+        "", f"{SCALE_HEADING}{scale:g}", "",
         f"`make scale` executes the book (root {summary['root']}) at scale 1 and at scale "
         f"{scale:g}: every chapter's dimensions, and the sizes tied to them, grow by "
         f"{scale:g} (`lecnotes.core.scale`, except where a chapter caps a size and says so), "
@@ -380,8 +383,10 @@ def main(argv=None) -> int:
                        serial=args.serial, fresh=args.fresh)
             summary = {**summarise(roots), "meta": meta}
             summary_path.write_text(json.dumps(summary, indent=1))
-    if summary is None:
-        print(f"robustness: no robustness run yet ({summary_path}); page not written")
+    if summary is None:  # a scale run alone: keep the page's robustness part as it is
+        kept = PAGE.read_text().split(SCALE_HEADING)[0].rstrip("\n") if PAGE.is_file() else ""
+        PAGE.write_text(kept + "\n" + "\n".join(scale_section(scale_summary)) + "\n")
+        print(f"scale: page {PAGE} (its robustness part kept from the last robustness run)")
         return 0
     PAGE.write_text(page(summary, scale_summary))
     rows, k = summary["claims"], len(summary["roots"])
