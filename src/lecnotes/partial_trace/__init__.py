@@ -6,6 +6,7 @@ The notebook ``lectures/05_partial_trace.ipynb`` imports this subpackage. Its mo
 * :mod:`lecnotes.partial_trace.experiments` - the chapter's simulations and sweeps;
 * :mod:`lecnotes.partial_trace.explorer`;
 * :mod:`lecnotes.partial_trace.grading`;
+* :mod:`lecnotes.partial_trace.surrogate` - a spike added to given noise: what the noise explains;
 * :mod:`lecnotes.partial_trace.theory` - closed forms, the large-d sweep and the noise of M_4;
 
 The names of ``estimators``, ``experiments``, the closed forms of ``theory`` and the graded
@@ -13,7 +14,14 @@ checks are exported here; the other
 modules are reached as attributes (``partial_trace.theory``, ...).
 """
 
-from lecnotes.partial_trace import estimators, experiments, explorer, grading, theory
+from lecnotes.partial_trace import (
+    estimators,
+    experiments,
+    explorer,
+    grading,
+    surrogate,
+    theory,
+)
 from lecnotes.partial_trace.estimators import (
     VectorEstimate,
     extreme_eigenpair,
@@ -27,11 +35,13 @@ from lecnotes.partial_trace.experiments import (
     Extrapolation,
     PartialTraceSamples,
     PartialTraceSimulation,
+    PowerLawIntercept,
     ScaleRun,
     collapse_ratio,
     extrapolate_threshold,
     overlap_sweep,
     partial_trace_sweep,
+    power_law_intercept,
     sample_partial_trace_matrices,
     scale_run,
     simulate_overlaps,
@@ -52,6 +62,7 @@ from lecnotes.partial_trace.theory import (
 __all__ = [
     "estimators",
     "experiments",
+    "surrogate",
     "explorer",
     "grading",
     "theory",
@@ -77,6 +88,8 @@ __all__ = [
     "collapse_ratio",
     "ScaleRun",
     "scale_run",
+    "PowerLawIntercept",
+    "power_law_intercept",
     "tensor_contraction_errors",
     "trace_identity_errors",
     "gen3_link",

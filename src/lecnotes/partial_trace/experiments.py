@@ -40,6 +40,8 @@ __all__ = [
     "collapse_ratio",
     "ScaleRun",
     "scale_run",
+    "PowerLawIntercept",
+    "power_law_intercept",
 ]
 
 
@@ -414,3 +416,43 @@ def scale_run(d, n, link="gen4", dense: bool = True, rng=None) -> ScaleRun:
     tracemalloc.stop()
     w_dense = partial_trace_estimator(X, y, method="dense").vector if dense else None
     return ScaleRun(w, float(value), info, cpu, int(peak), int(X.nbytes), w_dense)
+
+
+class PowerLawIntercept(NamedTuple):
+    """:func:`power_law_intercept`: the best pure power law :math:`n_{1/2}=c\\,d^\\kappa`
+    (``kappa``, ``log_c``) and the ``A``, ``B`` that the fit :math:`A+B/d` gives to it."""
+
+    kappa: float
+    log_c: float
+    A: float
+    B: float
+
+
+def power_law_intercept(runs: dict) -> PowerLawIntercept:
+    r"""The :math:`A` that a pure power law gives under the extrapolation :math:`A+B/d` (ch. 5).
+
+    The competitor of the limit :math:`2\alpha_c` of {eq}`eq-ch5-alpha-c`: the half-points
+    :math:`n_{1/2}(d)` (:func:`lecnotes.core.stats.crossing_size`) are fitted by a pure power
+    law in log-log (as :func:`lecnotes.core.stats.scaling_exponent` does), and the values
+    :math:`c\,d^{\kappa-2}` of that law at the same ``d`` are fitted by :math:`A+B/d` as in
+    :func:`extrapolate_threshold`. A law :math:`d^\kappa` with :math:`\kappa<2` has no
+    :math:`d^2` limit, but its :math:`A` is not 0.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{d: (ns, rho2)}``, at least two dimensions.
+
+    Returns
+    -------
+    PowerLawIntercept
+    """
+    if not isinstance(runs, dict) or len(runs) < 2:
+        raise ValueError("runs must be a dict {d: (ns, rho2)} with at least two dimensions")
+    dims = np.array(sorted(runs), dtype=float)
+    cross = np.array([stats.crossing_size(*runs[d]) for d in sorted(runs)])
+    if not np.all(np.isfinite(cross)):
+        raise ValueError("every curve of runs must reach rho^2 = 1/2")
+    kappa, log_c = np.polyfit(np.log(dims), np.log(cross), 1)
+    A, B = np.polyfit(1 / dims, np.exp(log_c) * dims ** (kappa - 2), 1)[::-1]
+    return PowerLawIntercept(float(kappa), float(log_c), float(A), float(B))

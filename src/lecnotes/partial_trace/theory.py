@@ -237,6 +237,10 @@ class NoiseStructure(NamedTuple):
     wigner_ratio: float
     bottom: np.ndarray
     top: np.ndarray
+    noise: np.ndarray | None = None
+    """The minors (seeds, d - 1, d - 1) themselves."""
+    n: int = 0
+    """The sample size of each data set."""
 
 
 def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseStructure:
@@ -265,7 +269,8 @@ def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseS
     -------
     NoiseStructure
         ``variance_ratio`` per seed, ``wigner_ratio`` :math:`2d\mathbb E[T^2]/(nv)` (the value
-        the Wigner heuristic predicts for the ratio), ``bottom`` and ``top`` per seed.
+        the Wigner heuristic predicts for the ratio), ``bottom`` and ``top`` per seed, the
+        minors ``noise`` (seeds, d - 1, d - 1) and the sample size ``n``.
     """
     d = V.positive_int(d, "d", minimum=3)
     if d > 1000:
@@ -281,15 +286,16 @@ def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseS
     t2 = float(gaussian_expectation(lambda g: (phi(g) - mean) ** 2, breakpoints=bp))
     base = V.generator(rng)
     ratio, bottom, top = np.empty(seeds), np.empty(seeds), np.empty(seeds)
+    minors = np.empty((seeds, d - 1, d - 1))
     off = ~np.eye(d - 1, dtype=bool)
     for s in range(seeds):
         gen = V.stream(base, 6, d, s)
-        M = next(_m4_stream(gen, d, [n], phi, mean, 16384))[1][1:, 1:]
+        M = minors[s] = next(_m4_stream(gen, d, [n], phi, mean, 16384))[1][1:, 1:]
         ratio[s] = np.mean(M[off] ** 2) / v
         ev = sla.eigvalsh(M)
         edge = 2 * np.sqrt((d - 1) * v)
         bottom[s], top[s] = ev[0] / edge, ev[-1] / edge
-    return NoiseStructure(ratio, 2 * d * t2 / (n * v), bottom, top)
+    return NoiseStructure(ratio, 2 * d * t2 / (n * v), bottom, top, minors, n)
 
 
 def interval_lambda4(a, b) -> float:
