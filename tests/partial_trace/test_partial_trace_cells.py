@@ -113,3 +113,57 @@ def test_the_two_figures_draw():
         explorer.odd_degree_figure(rv, rv, {8: rv[8]}, [0.5, 1.0], 0.2)
     with pytest.raises(ValueError, match="betas"):
         explorer.odd_degree_figure(rv, rv, rv, [-1.0, 1.0], 0.2)
+
+
+def test_goe_noise_has_the_requested_variance():
+    W = PT.surrogate.goe_noise(30, 0.5, 40, rng=0)
+    assert W.shape == (40, 30, 30) and np.allclose(W, W.transpose(0, 2, 1))
+    off = W[:, ~np.eye(30, dtype=bool)]
+    assert np.var(off) == pytest.approx(0.5, rel=0.05)
+    assert np.var(W[:, np.eye(30, dtype=bool)]) == pytest.approx(1.0, rel=0.15)
+    with pytest.raises(ValueError, match="variance"):
+        PT.surrogate.goe_noise(10, 0.0, 2)
+    with pytest.raises(ValueError, match="m"):
+        PT.surrogate.goe_noise(1, 1.0, 2)
+
+
+def test_surrogate_half_point_follows_the_wigner_bbp_law():
+    # spike theta plus Wigner noise of semicircle radius 2 sigma, sigma^2 = m v n0 / n: the
+    # overlap 1 - sigma^2 / theta^2 is 1/2 at sigma^2 = theta^2 / 2
+    m, d, n0, theta = 200, 20, 400, -1.0
+    v = 1.0 / m  # sigma = 1 at n = n0
+    noise = PT.surrogate.goe_noise(m, v, 20, rng=1)
+    alphas = np.array([1.0, 1.5, 2.0, 3.0, 4.0, 6.0])  # n0 / d^2 = 1: sigma^2 = 1 / alpha
+    r = PT.surrogate.surrogate_half_point(noise, n0, theta, alphas, d, rng=2)
+    assert r.rho2.shape == (20, alphas.size)
+    assert r.half_point == pytest.approx(2.0, rel=0.2)  # sigma^2 = 1/2 at alpha = 2
+    with pytest.raises(ValueError, match="lambda4"):
+        PT.surrogate.surrogate_half_point(noise, n0, 0.0, alphas, d)
+    with pytest.raises(ValueError, match="noise"):
+        PT.surrogate.surrogate_half_point(noise[:1], n0, theta, alphas, d)
+    with pytest.raises(ValueError, match="alphas"):
+        PT.surrogate.surrogate_half_point(noise, n0, theta, alphas[::-1], d)
+
+
+def test_half_point_reads_the_crossing():
+    ns = np.array([10, 20, 40])
+    rho2 = np.array([[0.1, 0.5, 0.9], [0.1, 0.5, 0.9]])
+    h, se = PT.surrogate.half_point(ns, rho2, 2)
+    assert h == pytest.approx(20 / 4) and se == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="rho2"):
+        PT.surrogate.half_point(ns, rho2[:1], 2)
+
+
+def test_power_law_intercept_is_not_zero_for_a_pure_power_law():
+    # exact half-points of n = 3 d^1.7: the A + B/d fit gives a positive A although there is
+    # no d^2 limit (the point of the chapter's claim extrapolation-not-separated)
+    runs = {}
+    for d in (48, 72, 108, 162, 256, 384):
+        h = 3 * d**1.7
+        ns = np.array([h / 2, 2 * h])
+        runs[d] = (ns, np.array([[0.0, 1.0], [0.0, 1.0]]))  # crossing at 1.25 h
+    out = PT.power_law_intercept(runs)
+    assert out.kappa == pytest.approx(1.7, abs=1e-9)
+    assert out.A > 0.3
+    with pytest.raises(ValueError, match="two dimensions"):
+        PT.power_law_intercept({48: runs[48]})
