@@ -311,6 +311,8 @@ def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=None) -> Extrapolat
     -------
     Extrapolation
     """
+    if not isinstance(runs, dict) or len(runs) < 2:
+        raise ValueError("runs must be a dict {d: (ns, rho2)} with at least two dimensions")
     n_boot = V.positive_int(n_boot, "n_boot", minimum=2)
     gen = V.generator(rng)
 
