@@ -174,7 +174,6 @@ CELLS_PENDING = {
     "02_exponents",
     "03_first_moment",
     "04_spectral",
-    "05_partial_trace",
     "06_giant_steps",
     "07_two_steps",
     "08_online_sgd",

@@ -6,6 +6,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from lecnotes import partial_trace as PT
 from lecnotes.core import hermite as H
 from lecnotes.core import hermite_tensors as HT
 from lecnotes.core import stats
@@ -13,7 +14,6 @@ from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import LINKS, Link
 from lecnotes.core.validate import stream
 from lecnotes.exponents.experiments import gen4_interval
-from lecnotes.partial_trace import experiments as PT
 from lecnotes.spectral import experiments as S
 
 CHAPTERS = (5,)  # the chapters whose code these tests cover: make chapter CH=N

@@ -4,9 +4,9 @@
 import numpy as np
 import pytest
 
+from lecnotes import partial_trace as S
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import LINKS
-from lecnotes.partial_trace import experiments as S
 from lecnotes.partial_trace import theory as PT
 
 CHAPTERS = (5,)  # the chapters whose code these tests cover: make chapter CH=N

@@ -2,44 +2,71 @@
 
 The notebook ``lectures/05_partial_trace.ipynb`` imports this subpackage. Its modules:
 
+* :mod:`lecnotes.partial_trace.estimators` - the estimators beyond second moments;
 * :mod:`lecnotes.partial_trace.experiments` - the chapter's simulations and sweeps;
 * :mod:`lecnotes.partial_trace.explorer`;
 * :mod:`lecnotes.partial_trace.grading`;
-* :mod:`lecnotes.partial_trace.theory`;
+* :mod:`lecnotes.partial_trace.surrogate` - a spike added to given noise: what the noise explains;
+* :mod:`lecnotes.partial_trace.theory` - closed forms, the large-d sweep and the noise of M_4;
 
-The names of ``experiments`` and the graded checks are exported here; the other
+The names of ``estimators``, ``experiments``, the closed forms of ``theory`` and the graded
+checks are exported here; the other
 modules are reached as attributes (``partial_trace.theory``, ...).
 """
 
-from lecnotes.partial_trace import explorer, grading, theory
+from lecnotes.partial_trace import (
+    estimators,
+    experiments,
+    explorer,
+    grading,
+    surrogate,
+    theory,
+)
+from lecnotes.partial_trace.estimators import (
+    VectorEstimate,
+    extreme_eigenpair,
+    partial_trace_estimator,
+    partial_trace_matrix,
+    unfolding_estimator,
+    vector_contraction_estimator,
+)
 from lecnotes.partial_trace.experiments import (
+    CollapseRatio,
     Extrapolation,
     PartialTraceSamples,
     PartialTraceSimulation,
-    VectorEstimate,
-    critical_alpha,
+    PowerLawIntercept,
+    ScaleRun,
+    collapse_ratio,
     extrapolate_threshold,
-    interval_lambda4,
     overlap_sweep,
-    partial_trace_estimator,
-    partial_trace_matrix,
     partial_trace_sweep,
+    power_law_intercept,
     sample_partial_trace_matrices,
+    scale_run,
     simulate_overlaps,
     simulate_partial_trace,
-    unfolding_estimator,
-    vector_contraction_estimator,
-    vector_contraction_limit,
 )
 from lecnotes.partial_trace.grading import (
     check_partial_trace_matvec,
 )
+from lecnotes.partial_trace.theory import (
+    critical_alpha,
+    gen3_link,
+    interval_lambda4,
+    tensor_contraction_errors,
+    trace_identity_errors,
+    vector_contraction_limit,
+)
 
 __all__ = [
+    "estimators",
     "experiments",
+    "surrogate",
     "explorer",
     "grading",
     "theory",
+    "extreme_eigenpair",
     "partial_trace_matrix",
     "partial_trace_estimator",
     "vector_contraction_estimator",
@@ -57,5 +84,14 @@ __all__ = [
     "overlap_sweep",
     "Extrapolation",
     "extrapolate_threshold",
+    "CollapseRatio",
+    "collapse_ratio",
+    "ScaleRun",
+    "scale_run",
+    "PowerLawIntercept",
+    "power_law_intercept",
+    "tensor_contraction_errors",
+    "trace_identity_errors",
+    "gen3_link",
     "check_partial_trace_matvec",
 ]

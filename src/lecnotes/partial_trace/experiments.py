@@ -1,188 +1,48 @@
-r"""Chapter 5, Hermite tensors and the partial trace: estimators beyond second moments.
+r"""Chapter 5, the sweeps: overlaps over seeds, sizes and sample sizes.
 
-The partial trace of the empirical Hermite tensor (:func:`partial_trace_estimator`,
-matrix-free, ``k = 2, 4``, on the Lanczos engine :func:`lecnotes.core.linalg.top_eigenpair`), the
-odd-degree vector contraction and the degree-3 unfolding (:func:`vector_contraction_estimator`,
-:func:`unfolding_estimator`), and the sweeps over :math:`n/d^2` of the chapter
-(:func:`simulate_partial_trace`, :func:`simulate_overlaps`).
+The sweeps over :math:`n/d^2` of the partial trace (:func:`simulate_partial_trace`,
+:func:`partial_trace_sweep`), of any estimator (:func:`simulate_overlaps`,
+:func:`overlap_sweep`), the data sets that test the means (:func:`sample_partial_trace_matrices`)
+and the extrapolation of the half-point (:func:`extrapolate_threshold`). The estimators are in
+:mod:`lecnotes.partial_trace.estimators`, the closed forms in :mod:`lecnotes.partial_trace.theory`.
 """
 
 from __future__ import annotations
 
-import functools
-import math
+import time
+import tracemalloc
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg as sla
 
 from lecnotes.core import stats
 from lecnotes.core import validate as V
-from lecnotes.core.hermite_tensors import (
-    check_even_degree,
-    he3_unfolding_gram,
-    he3_vector_contraction,
-    he_partial_trace,
-)
-from lecnotes.core.linalg import (
-    DENSE_FALLBACK_MAX_D,
-    DENSE_MAX_D,
-    EigenInfo,
-    EigenResult,
-    canonical_sign,
-    top_eigenpair,
-    weighted_gram,
-)
+from lecnotes.core.hermite_tensors import check_even_degree
 from lecnotes.core.preprocessing import is_family, label_weights
 from lecnotes.core.targets import get_link
+from lecnotes.partial_trace.estimators import (
+    extreme_eigenpair,
+    partial_trace_estimator,
+    partial_trace_matrix,
+)
 
 __all__ = [
-    "partial_trace_matrix",
-    "partial_trace_estimator",
-    "vector_contraction_estimator",
-    "unfolding_estimator",
+    "PartialTraceSimulation",
     "simulate_partial_trace",
     "simulate_overlaps",
-    "VectorEstimate",
-    "PartialTraceSimulation",
     "PartialTraceSamples",
     "sample_partial_trace_matrices",
-    "interval_lambda4",
-    "critical_alpha",
-    "vector_contraction_limit",
     "partial_trace_sweep",
     "overlap_sweep",
     "Extrapolation",
     "extrapolate_threshold",
+    "CollapseRatio",
+    "collapse_ratio",
+    "ScaleRun",
+    "scale_run",
+    "PowerLawIntercept",
+    "power_law_intercept",
 ]
-
-
-def _tensor_weights(y, T, delta) -> np.ndarray:
-    """Chapter 5 default: ``T = None`` centres the labels by their sample mean."""
-    if T is None:
-        return y - float(np.mean(y))
-    return label_weights(y, T, delta)
-
-
-def _partial_trace_dense(X, t, k) -> np.ndarray:
-    n, d = X.shape
-    if k == 2:
-        return weighted_gram(X, t) - float(np.mean(t)) * np.eye(d)
-    sq = np.einsum("ij,ij->i", X, X)
-    M = weighted_gram(X, t * (sq - d - 4.0))
-    M -= float(np.mean(t * (sq - d - 2.0))) * np.eye(d)
-    return M
-
-
-def _extreme(A, which="magnitude"):
-    """Eigenvalue and unit eigenvector of a symmetric matrix: largest modulus, top or bottom."""
-    w, Vec = sla.eigh(0.5 * (A + A.T))
-    j = {"top": -1, "bottom": 0}.get(which, -1 if abs(w[-1]) >= abs(w[0]) else 0)
-    return float(w[j]), Vec[:, j]
-
-
-def partial_trace_matrix(X, y, k: int = 4, T=None) -> np.ndarray:
-    r"""The dense partial-trace matrix :math:`M_k` of {eq}`eq-ch5-mk`, for small ``d``.
-
-    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]`
-    ({prf:ref}`def-ch5-partial-trace`); for ``k = 4`` ({eq}`eq-ch5-m4`),
-    :math:`M_4=\frac1n\sum_iT_i\big[(\|x_i\|^2-d-4)x_ix_i^\top-(\|x_i\|^2-d-2)I\big]`.
-    O(nd^2) time, d^2 memory (use :func:`partial_trace_estimator` for large ``d``).
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-    y : array_like (n,)
-    k : {2, 4}
-    T : None, str or callable
-        As in :func:`partial_trace_estimator` (``None``: centred labels).
-
-    Returns
-    -------
-    ndarray (d, d), symmetric.
-    """
-    X, y = V.data_pair(X, y)
-    k = check_even_degree(k)
-    n, d = X.shape
-    if d > DENSE_FALLBACK_MAX_D:
-        raise ValueError(f"partial_trace_matrix is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
-    return _partial_trace_dense(X, _tensor_weights(y, T, n / d), k)
-
-
-def partial_trace_estimator(X, y, k: int = 4, T=None, *, which: str = "magnitude",
-                            method: str = "auto", tol: float = 1e-8) -> EigenResult:
-    r"""Partial-trace estimator: an extreme eigenvector of :math:`M_k` (chapter 5).
-
-    Implements {prf:ref}`def-ch5-partial-trace` ({eq}`eq-ch5-mk`; ``k = 4``: {eq}`eq-ch5-m4`).
-
-    :math:`M_k=\frac1n\sum_iT(y_i)\,\mathrm{He}_k(x_i)[I^{\otimes(k-2)/2}]` has mean
-    :math:`\lambda_k(T)\,w_\star w_\star^\top` with :math:`\lambda_k(T)=\mathbb
-    E[T(Y)\mathrm{He}_k(G)]` ({prf:ref}`prop-ch5-mean`), whose sign is not known in advance: by
-    default the eigenvector of the eigenvalue of largest modulus is returned. The matrix is
-    never formed for large ``d``: Lanczos (:func:`top_eigenpair`) runs on the product of
-    :func:`lecnotes.core.hermite_tensors.he_partial_trace`, two products with ``X``, O(nd) time and
-    memory per product and no :math:`d^k` array ({ref}`sec-ch5-scale`). ``k = 2`` is the
-    second-moment matrix of chapter 4 minus :math:`\bar T I`.
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-    y : array_like (n,)
-    k : {2, 4}
-        Even Hermite degree (the generative exponent of the link, for the best rate).
-    T : None, str, callable or PreprocessingFamily
-        Label preprocessing; ``None`` (default) centres the labels,
-        :math:`T(y)=y-\bar y` (centring removes the variance of :math:`\mathbb E[T]` times a
-        mean-zero tensor and leaves :math:`\lambda_k(T)` unchanged).
-    which : {"magnitude", "top", "bottom"}
-        Eigenvalue of largest modulus, largest, or smallest.
-    method : {"auto", "lanczos", "dense"}
-        ``"auto"`` is dense for ``d <= DENSE_MAX_D``.
-    tol : float
-        Lanczos tolerance.
-
-    Returns
-    -------
-    EigenResult
-        ``(vector, value, info)``: :math:`\hat w` (unit norm, sign by
-        :func:`lecnotes.core.linalg.canonical_sign`), the chosen eigenvalue of :math:`M_k` (signed)
-        and the :class:`lecnotes.core.linalg.EigenInfo` of the chosen end of the spectrum (Lanczos
-        starts from :func:`lecnotes.core.linalg.lanczos_start`).
-    """
-    X, y = V.data_pair(X, y)
-    k = check_even_degree(k)
-    if which not in ("magnitude", "top", "bottom"):
-        raise ValueError(f"which must be 'magnitude', 'top' or 'bottom', got {which!r}")
-    if method not in ("auto", "lanczos", "dense"):
-        raise ValueError(f"method must be 'auto', 'lanczos' or 'dense', got {method!r}")
-    n, d = X.shape
-    if d < 2:
-        raise ValueError("the partial-trace estimator needs d >= 2")
-    t = _tensor_weights(y, T, n / d)
-    if method == "auto":
-        method = "dense" if d <= DENSE_MAX_D else "lanczos"
-    dense_matrix = functools.cache(lambda: _partial_trace_dense(X, t, k))
-    if method == "dense":
-        val, vec = _extreme(dense_matrix(), which)
-        info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
-        return EigenResult(canonical_sign(vec), val, info)
-
-    results = []
-    for sign in ([1.0] if which == "top" else [-1.0] if which == "bottom" else [1.0, -1.0]):
-        vec, val, info = top_eigenpair(
-            lambda v, s=sign: s * he_partial_trace(X, t, v, k), d,
-            dense_matrix=lambda s=sign: s * dense_matrix(), method="lanczos", tol=tol,
-        )
-        results.append(EigenResult(vec, sign * val, info))
-    return max(results, key=lambda r: abs(r.value))
-
-
-class VectorEstimate(NamedTuple):
-    """``vector`` (unit, sign by :func:`lecnotes.core.linalg.canonical_sign`) and the ``norm`` of
-    the contraction before normalisation (:func:`vector_contraction_estimator`)."""
-
-    vector: np.ndarray
-    norm: float
 
 
 class PartialTraceSimulation(NamedTuple):
@@ -196,73 +56,6 @@ class PartialTraceSimulation(NamedTuple):
     value: np.ndarray
     rho2_second: np.ndarray
     rho2_raw: np.ndarray | None
-
-
-def vector_contraction_estimator(X, y, T=None) -> VectorEstimate:
-    r"""The odd-degree (k = 3) partial trace down to a vector, {eq}`eq-ch5-vector-contraction`.
-
-    :math:`v=\frac1n\sum_iT(y_i)(\|x_i\|^2-d-2)\,x_i`
-    (:func:`lecnotes.core.hermite_tensors.he3_vector_contraction`), with mean
-    :math:`\lambda_3(T)w_\star`; its noise has squared norm about :math:`2d^2\,\mathbb
-    E[T^2]/n`, so it needs :math:`n` of order :math:`d^2` ({eq}`eq-ch5-vector-limit`). O(nd).
-
-    Parameters
-    ----------
-    X, y : arrays (n, d), (n,)
-    T : preprocessing as in :func:`partial_trace_estimator` (default: centred labels)
-
-    Returns
-    -------
-    VectorEstimate
-        ``(vector, norm)``: the unit direction (sign by
-        :func:`lecnotes.core.linalg.canonical_sign`) and the norm of ``v``.
-    """
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    v = he3_vector_contraction(X, _tensor_weights(y, T, n / d))
-    norm = float(np.linalg.norm(v))
-    if norm == 0:
-        raise ValueError("the contraction vanishes (constant preprocessed labels?)")
-    return VectorEstimate(canonical_sign(v / norm), norm)
-
-
-def unfolding_estimator(X, y, T=None, *, diagonal: bool = False) -> EigenResult:
-    r"""Degree-3 tensor unfolding: top left singular vector of the unfolding (chapter 5).
-
-    The unfolding estimator of {ref}`sec-ch5-odd-degree`.
-
-    The empirical tensor :math:`\hat{\mathcal T}=\frac1n\sum_iT(y_i)\mathrm{He}_3(x_i)`,
-    unfolded into a :math:`d\times d^2` matrix, has mean :math:`\lambda_3w_\star(w_\star\otimes
-    w_\star)^\top`; its top left singular vector is the top eigenvector of the Gram matrix
-    :math:`\hat{\mathcal T}_{(1)}\hat{\mathcal T}_{(1)}^\top`, computed without the terms
-    ``i = j`` (:func:`lecnotes.core.hermite_tensors.he3_unfolding_gram`; they add a bias of norm
-    of order
-    :math:`d^2/n`). This is the spectral method of tensor PCA (Montanari-Richard; Hopkins et al.):
-    it needs :math:`n` of order :math:`d^{3/2}`, against :math:`d^2` for the vector
-    contraction. O(n^2 d) time; dense eigensolver (``d <= DENSE_FALLBACK_MAX_D``).
-
-    Parameters
-    ----------
-    X, y : arrays (n, d), (n,)
-    T : preprocessing as in :func:`partial_trace_estimator` (default: centred labels)
-    diagonal : bool
-        Keep the terms ``i = j`` (for comparison).
-
-    Returns
-    -------
-    EigenResult
-        ``(vector, value, info)``: the unit direction (sign by
-        :func:`lecnotes.core.linalg.canonical_sign`), the top eigenvalue of the Gram matrix and a
-        dense :class:`lecnotes.core.linalg.EigenInfo`.
-    """
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    if d > DENSE_FALLBACK_MAX_D:
-        raise ValueError(f"unfolding_estimator is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
-    U = he3_unfolding_gram(X, _tensor_weights(y, T, n / d), diagonal=diagonal)
-    w, Vec = sla.eigh(U, subset_by_index=[d - 1, d - 1])
-    info = EigenInfo(method="dense", matvecs=0, residual=0.0, attempts=["dense"])
-    return EigenResult(canonical_sign(Vec[:, 0]), float(w[0]), info)
 
 
 def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
@@ -344,12 +137,12 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
             else:
                 M = acc[0] / n - c_acc[0] / n * eye
                 D = acc[1] / n
-            val, vec = _extreme(M)
+            val, vec = extreme_eigenpair(M)
             out["value"][s, j] = val
             out["rho2"][s, j] = vec[0] ** 2
-            out["rho2_second"][s, j] = _extreme(D)[1][0] ** 2
+            out["rho2_second"][s, j] = extreme_eigenpair(D)[1][0] ** 2
             if k == 4:  # (1/n) sum T ||x||^2 x x^T = M + (d + 4) D + c I: monomials
-                out["rho2_raw"][s, j] = _extreme(M + (d + 4.0) * D)[1][0] ** 2
+                out["rho2_raw"][s, j] = extreme_eigenpair(M + (d + 4.0) * D)[1][0] ** 2
     return PartialTraceSimulation(ns, out["rho2"], out["value"], out["rho2_second"],
                                   out.get("rho2_raw"))
 
@@ -396,9 +189,6 @@ def simulate_overlaps(estimator, ns, d, seeds, link, rng=None) -> np.ndarray:
     return out
 
 
-# ---------------------------------------------------------------------------------------
-# Closed forms and sweeps of chapter 5 (the notebook keeps the parameters and the claims)
-# ---------------------------------------------------------------------------------------
 class PartialTraceSamples(NamedTuple):
     """Arrays (reps, d, d) of :math:`M_4` (``partial_trace``) and of the moment contraction
     :math:`\\frac1n\\sum_iT_i\\|x_i\\|^2x_ix_i^\\top` (``moment``)."""
@@ -439,70 +229,6 @@ def sample_partial_trace_matrices(d, n, reps, link="gen4", T=None, rng=None):
         M[r] = partial_trace_matrix(X, y, T=T)
         R[r] = (X * (y * (X * X).sum(1))[:, None]).T @ X / n
     return PartialTraceSamples(M, R)
-
-
-def interval_lambda4(a, b) -> float:
-    r""":math:`\lambda_4=\mathbb E[Y\mathrm{He}_4(G)]` for :math:`Y=\mathbb 1\{a<|G|<b\}`.
-
-    Chapter 5 ({prf:ref}`prop-ch5-mean`):
-    :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
-    :math:`a\gamma(a)=b\gamma(b)` (the generative-exponent-4 links of chapter 2,
-    :func:`lecnotes.core.exponents.gen4_interval`); centring the labels leaves it unchanged.
-
-    Parameters
-    ----------
-    a, b : float
-        The interval, ``0 < a < b``.
-
-    Returns
-    -------
-    float
-    """
-    if not 0 < a < b:
-        raise ValueError(f"need 0 < a < b, got {a}, {b}")
-    gamma_a = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
-    return 2 * a * gamma_a * (a**2 - b**2)
-
-
-def critical_alpha(lambda4, mean_T2) -> float:
-    r"""The critical :math:`\alpha_c=2\,\mathbb E[T^2]/\lambda_4^2` of the partial trace, chapter 5.
-
-    With :math:`n=\alpha d^2` the squared overlap of the partial-trace estimator tends to
-    :math:`\max(0,1-\alpha_c/\alpha)` ({prf:ref}`prop-ch5-limit`, {eq}`eq-ch5-alpha-c`).
-
-    Parameters
-    ----------
-    lambda4, mean_T2 : float
-        :math:`\lambda_4(T)=\mathbb E[T(Y)\mathrm{He}_4(G)]\ne0` and :math:`\mathbb E[T(Y)^2]`.
-
-    Returns
-    -------
-    float
-    """
-    lambda4 = float(lambda4)
-    if lambda4 == 0 or not math.isfinite(lambda4):
-        raise ValueError(f"lambda4 must be finite and non-zero, got {lambda4}")
-    return 2 * V.nonneg_float(mean_T2, "mean_T2") / lambda4**2
-
-
-def vector_contraction_limit(beta, q):
-    r"""Limit :math:`3\beta q/(3\beta q+1)` of the vector contraction's :math:`\rho^2` (chapter 5).
-
-    {eq}`eq-ch5-vector-limit`, for :math:`n=\beta d^2` samples and
-    :math:`q=\mathbb E[\zeta_3(Y)^2]` (optimal labels).
-
-    Parameters
-    ----------
-    beta, q : float or array_like, float
-        :math:`n/d^2`, and :math:`\mathbb E[\zeta_3(Y)^2] \ge 0`.
-
-    Returns
-    -------
-    float or ndarray, shaped like ``beta``.
-    """
-    beta = np.asarray(beta, dtype=float)
-    q = V.nonneg_float(q, "q")
-    return 3 * beta * q / (3 * beta * q + 1)
 
 
 def partial_trace_sweep(alphas, dims, seeds, link="gen4", T=None, k: int = 4, rng=None):
@@ -585,6 +311,8 @@ def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=None) -> Extrapolat
     -------
     Extrapolation
     """
+    if not isinstance(runs, dict) or len(runs) < 2:
+        raise ValueError("runs must be a dict {d: (ns, rho2)} with at least two dimensions")
     n_boot = V.positive_int(n_boot, "n_boot", minimum=2)
     gen = V.generator(rng)
 
@@ -598,3 +326,135 @@ def extrapolate_threshold(runs: dict, n_boot: int = 300, rng=None) -> Extrapolat
                   runs.items()})[0] for _ in range(n_boot)]
     A, B = fit(runs)
     return Extrapolation(float(A), float(B), float(np.nanstd(boots, ddof=1)))
+
+
+class CollapseRatio(NamedTuple):
+    """:func:`collapse_ratio`: ``log_ratio`` of the chi-square per degree of freedom at equal
+    :math:`n/d` over that at equal :math:`n/d^2`, and its bootstrap standard error over seeds."""
+
+    log_ratio: float
+    se: float
+
+
+def _log_ratio(runs):  # chi2/dof at equal n/d over at equal n/d^2
+    q1, k1, _ = stats.collapse_chi2(runs, lambda d, n: n / d)
+    q2, k2, _ = stats.collapse_chi2(runs, lambda d, n: n / d**2)
+    return float(np.log((q1 / k1) / (q2 / k2)))
+
+
+def collapse_ratio(runs: dict, n_boot: int = 200, rng=None) -> CollapseRatio:
+    r"""How much better :math:`n/d^2` collapses the overlap curves than :math:`n/d` (chapter 5).
+
+    The scaling variable of {prf:ref}`prop-ch5-limit`: the log of the ratio of the two
+    chi-square statistics per degree of freedom of :func:`lecnotes.core.stats.collapse_chi2`,
+    with a bootstrap over the seeds of each dimension (resampled in the order of ``runs``).
+
+    Parameters
+    ----------
+    runs : dict
+        ``{d: (ns, rho2)}``, ``rho2`` of shape (seeds, len(ns)), at least two dimensions.
+    n_boot : int
+        Bootstrap resamples, at least 2.
+    rng : Generator, int or None
+
+    Returns
+    -------
+    CollapseRatio
+    """
+    if not isinstance(runs, dict) or len(runs) < 2:
+        raise ValueError("runs must be a dict {d: (ns, rho2)} with at least two dimensions")
+    n_boot = V.positive_int(n_boot, "n_boot", minimum=2)
+    gen = V.generator(rng)
+    boot = [_log_ratio({d: (ns, r[gen.integers(0, len(r), len(r))])
+                        for d, (ns, r) in runs.items()}) for _ in range(n_boot)]
+    return CollapseRatio(_log_ratio(runs), float(np.std(boot)))
+
+
+class ScaleRun(NamedTuple):
+    """:func:`scale_run`: the matrix-free estimate (``vector``, ``value``, ``info``), its CPU
+    time ``cpu`` (s), the ``peak`` memory it allocated (bytes, tracemalloc), the size of the
+    data ``data_bytes`` and the dense solver's ``vector_dense`` (None if not asked)."""
+
+    vector: np.ndarray
+    value: float
+    info: object
+    cpu: float
+    peak: int
+    data_bytes: int
+    vector_dense: np.ndarray | None
+
+
+def scale_run(d, n, link="gen4", dense: bool = True, rng=None) -> ScaleRun:
+    r"""Time and memory of the matrix-free partial trace at one size ({ref}`sec-ch5-scale`).
+
+    Draws ``X`` (n, d) with :math:`w_\star=e_1` from ``rng`` and the labels of ``link``, then
+    runs :func:`lecnotes.partial_trace.partial_trace_estimator` with Lanczos
+    ({prf:ref}`def-ch5-partial-trace`) under ``tracemalloc``: the peak is what the estimator
+    allocates beyond the data.
+
+    Parameters
+    ----------
+    d, n : int
+        Dimension (``2 <= d``) and samples.
+    link : str or callable
+    dense : bool
+        Also solve densely, to compare the eigenvectors (``d <= 8000``).
+    rng : Generator, int or None
+
+    Returns
+    -------
+    ScaleRun
+    """
+    d = V.positive_int(d, "d", minimum=2)
+    n = V.positive_int(n, "n")
+    phi = get_link(link)
+    X = V.generator(rng).standard_normal((n, d))
+    y = phi(X[:, 0])
+    tracemalloc.start()
+    t0 = time.process_time()
+    w, value, info = partial_trace_estimator(X, y, method="lanczos")
+    cpu = time.process_time() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    w_dense = partial_trace_estimator(X, y, method="dense").vector if dense else None
+    return ScaleRun(w, float(value), info, cpu, int(peak), int(X.nbytes), w_dense)
+
+
+class PowerLawIntercept(NamedTuple):
+    """:func:`power_law_intercept`: the best pure power law :math:`n_{1/2}=c\\,d^\\kappa`
+    (``kappa``, ``log_c``) and the ``A``, ``B`` that the fit :math:`A+B/d` gives to it."""
+
+    kappa: float
+    log_c: float
+    A: float
+    B: float
+
+
+def power_law_intercept(runs: dict) -> PowerLawIntercept:
+    r"""The :math:`A` that a pure power law gives under the extrapolation :math:`A+B/d` (ch. 5).
+
+    The competitor of the limit :math:`2\alpha_c` of {eq}`eq-ch5-alpha-c`: the half-points
+    :math:`n_{1/2}(d)` (:func:`lecnotes.core.stats.crossing_size`) are fitted by a pure power
+    law in log-log (as :func:`lecnotes.core.stats.scaling_exponent` does), and the values
+    :math:`c\,d^{\kappa-2}` of that law at the same ``d`` are fitted by :math:`A+B/d` as in
+    :func:`extrapolate_threshold`. A law :math:`d^\kappa` with :math:`\kappa<2` has no
+    :math:`d^2` limit, but its :math:`A` is not 0.
+
+    Parameters
+    ----------
+    runs : dict
+        ``{d: (ns, rho2)}``, at least two dimensions.
+
+    Returns
+    -------
+    PowerLawIntercept
+    """
+    if not isinstance(runs, dict) or len(runs) < 2:
+        raise ValueError("runs must be a dict {d: (ns, rho2)} with at least two dimensions")
+    dims = np.array(sorted(runs), dtype=float)
+    cross = np.array([stats.crossing_size(*runs[d]) for d in sorted(runs)])
+    if not np.all(np.isfinite(cross)):
+        raise ValueError("every curve of runs must reach rho^2 = 1/2")
+    kappa, log_c = np.polyfit(np.log(dims), np.log(cross), 1)
+    A, B = np.polyfit(1 / dims, np.exp(log_c) * dims ** (kappa - 2), 1)[::-1]
+    return PowerLawIntercept(float(kappa), float(log_c), float(A), float(B))

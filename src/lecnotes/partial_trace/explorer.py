@@ -24,6 +24,7 @@ from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import LINKS
 from lecnotes.partial_trace import experiments as S
+from lecnotes.partial_trace import theory as PT
 
 __all__ = [
     "COLLAPSE_EXPLORER_DIMS",
@@ -32,6 +33,8 @@ __all__ = [
     "collapse_setting",
     "partial_trace_runs",
     "collapse_panels",
+    "collapse_and_blind_figure",
+    "odd_degree_figure",
     "collapse_figure",
     "collapse_explorer",
 ]
@@ -67,8 +70,8 @@ def collapse_setting() -> tuple[float, float]:
     """
     link = LINKS["gen4"]
     p = float(gaussian_expectation(link, breakpoints=link.breakpoints))
-    lam4 = S.interval_lambda4(*ex.gen4_interval())
-    return p, float(S.critical_alpha(lam4, p * (1 - p)))
+    lam4 = PT.interval_lambda4(*ex.gen4_interval())
+    return p, float(PT.critical_alpha(lam4, p * (1 - p)))
 
 
 def _centred(t):
@@ -130,6 +133,109 @@ def collapse_panels(ax_alpha, ax_ratio, state: CollapseState) -> None:
                  title="partial trace against $n/d^2$")
     ax_ratio.set(xscale="log", xlabel=r"$n/d$", ylabel=r"$\rho^2$", ylim=(0, 1),
                  title="partial trace against $n/d$")
+
+
+def collapse_and_blind_figure(state: CollapseState, sims: dict, alphas):
+    r"""The chapter's figure of {prf:ref}`prop-ch5-limit`: the collapse and the blind estimators.
+
+    Top row: :func:`collapse_panels`. Bottom: :math:`d\rho^2` of the second-moment estimator
+    (circles) and of the contraction of the moment tensor (squares) on the same data, against
+    the level 1 of a random direction.
+
+    Parameters
+    ----------
+    state : CollapseState
+    sims : dict
+        ``{d: PartialTraceSimulation}`` of :func:`lecnotes.partial_trace.partial_trace_sweep`
+        with ``k = 4`` (``rho2_raw`` present).
+    alphas : array_like
+        The :math:`n/d^2` of ``sims``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(state, CollapseState):
+        raise ValueError(f"state must be a CollapseState, got {type(state).__name__}")
+    if not isinstance(sims, dict) or not sims:
+        raise ValueError("sims must be a non-empty dict {d: PartialTraceSimulation}")
+    alphas = V.finite_array(alphas, "alphas", ndim=1)
+    fig = plt.figure(figsize=(7.5, 6.0), layout="constrained")
+    gs = fig.add_gridspec(2, 2)
+    axes = [fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[1, :])]
+    collapse_panels(axes[0], axes[1], state)
+    for i, d in enumerate(sims):
+        kw = dict(color=plotting.PALETTE[i % len(plotting.PALETTE)], ms=4, label=f"d = {d}",
+                  ls="")
+        plotting.errorbar_over_seeds(axes[2], alphas, d * sims[d].rho2_second, **kw)
+        kw |= {"label": None, "marker": "s", "mfc": "none"}
+        plotting.errorbar_over_seeds(axes[2], alphas * 1.04, d * sims[d].rho2_raw, **kw)
+    axes[2].axhline(1.0, color="#888888", lw=1)
+    axes[2].set(xscale="log", xlabel=r"$\alpha = n/d^2$", ylabel=r"$d\,\rho^2$", ylim=(0, 8),
+                title="second moment (circles) and moment tensor (squares)")
+    for ax, ticks in zip(axes, [[0.5, 1, 2, 3], [20, 50, 100, 200, 500], [0.5, 1, 2, 3]],
+                         strict=True):
+        plotting.log_ticks(ax, ticks)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=7)
+    return fig
+
+
+def odd_degree_figure(runs_vec: dict, runs_unf: dict, runs_vec_same: dict, betas, q):
+    r"""The figure of {ref}`sec-ch5-odd-degree`: vector contraction and unfolding.
+
+    Left: :math:`\rho^2` of the vector contraction against :math:`\beta=n/d^2`, with the limit
+    {eq}`eq-ch5-vector-limit`. Right: the unfolding (filled) and the vector contraction (open,
+    dashed) on the same data sets, against :math:`n/d^{3/2}`.
+
+    Parameters
+    ----------
+    runs_vec, runs_unf, runs_vec_same : dict
+        ``{d: (ns, rho2)}`` of :func:`lecnotes.partial_trace.overlap_sweep`; ``runs_vec_same``
+        on the dimensions of ``runs_unf``.
+    betas : array_like
+        The :math:`\beta` of ``runs_vec`` (positive, increasing).
+    q : float
+        :math:`\mathbb E[\zeta_3(Y)^2]`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    for name, runs in (("runs_vec", runs_vec), ("runs_unf", runs_unf),
+                       ("runs_vec_same", runs_vec_same)):
+        if not isinstance(runs, dict) or not runs:
+            raise ValueError(f"{name} must be a non-empty dict {{d: (ns, rho2)}}")
+    if set(runs_vec_same) != set(runs_unf):
+        raise ValueError("runs_vec_same must have the dimensions of runs_unf")
+    betas = V.finite_array(betas, "betas", ndim=1)
+    if betas.size == 0 or np.any(betas <= 0):
+        raise ValueError("betas must be positive")
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.6), layout="constrained")
+    g = np.geomspace(betas[0], betas[-1], 100)
+    axes[0].plot(g, PT.vector_contraction_limit(g, q), "k-", lw=1.2, label="limit")
+    for i, (d, (ns, r)) in enumerate(runs_vec.items()):
+        plotting.errorbar_over_seeds(axes[0], ns / d**2, r,
+                                     color=plotting.PALETTE[i % len(plotting.PALETTE)], ms=4,
+                                     label=f"d = {d}")
+    for i, (d, (ns, r)) in enumerate(runs_unf.items()):
+        kw = dict(color=plotting.PALETTE[i % len(plotting.PALETTE)], ms=4)
+        plotting.errorbar_over_seeds(axes[1], ns / d**1.5, r, label=f"unfolding, d = {d}", **kw)
+        plotting.errorbar_over_seeds(axes[1], ns / d**1.5, runs_vec_same[d][1], ls="--",
+                                     mfc="none", **kw)
+    axes[0].set(xscale="log", xlabel=r"$\beta = n/d^2$", ylabel=r"$\rho^2$", ylim=(0, 1),
+                title="vector contraction")
+    axes[1].set(xscale="log", xlabel=r"$n/d^{3/2}$", ylabel=r"$\rho^2$", ylim=(0, 1),
+                title="unfolding (filled) and vector (open)")
+    plotting.log_ticks(axes[0], [0.25, 0.5, 1, 2, 4])
+    plotting.log_ticks(axes[1], [1, 2, 4, 8])
+    h0, l0 = axes[0].get_legend_handles_labels()
+    h1, l1 = axes[1].get_legend_handles_labels()
+    fig.legend(h0 + h1, l0 + l1, loc="outside lower center", ncol=5)
+    return fig
 
 
 def collapse_figure(state: CollapseState, fig=None):

@@ -4,11 +4,13 @@ The collapse of {prf:ref}`prop-ch5-limit` at the sizes that show it (:func:`coll
 single precision and chunked, so that :math:`d=384` and :math:`n=1.9\,d^2` fit in memory), the
 drift of the half-point :math:`n_{1/2}/d^2` towards :math:`2\alpha_c` (:func:`drift_exponent`)
 and the three ways in which the noise of :math:`M_4` differs from a Wigner matrix
-(:func:`entry_variance`, :func:`noise_structure`).
+(:func:`entry_variance`, :func:`noise_structure`); and the closed forms of the chapter
+(:func:`interval_lambda4`, :func:`critical_alpha`, :func:`vector_contraction_limit`).
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -16,10 +18,17 @@ import scipy.linalg as sla
 
 from lecnotes.core import stats
 from lecnotes.core import validate as V
-from lecnotes.core.hermite import gaussian_expectation
-from lecnotes.core.targets import get_link
+from lecnotes.core.hermite import gaussian_expectation, he
+from lecnotes.core.hermite_tensors import hermite_tensor
+from lecnotes.core.targets import Link, get_link
 
 __all__ = [
+    "interval_lambda4",
+    "critical_alpha",
+    "vector_contraction_limit",
+    "tensor_contraction_errors",
+    "trace_identity_errors",
+    "gen3_link",
     "CollapseRun",
     "collapse_sweep",
     "DriftFit",
@@ -228,6 +237,10 @@ class NoiseStructure(NamedTuple):
     wigner_ratio: float
     bottom: np.ndarray
     top: np.ndarray
+    noise: np.ndarray | None = None
+    """The minors (seeds, d - 1, d - 1) themselves."""
+    n: int = 0
+    """The sample size of each data set."""
 
 
 def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseStructure:
@@ -256,7 +269,8 @@ def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseS
     -------
     NoiseStructure
         ``variance_ratio`` per seed, ``wigner_ratio`` :math:`2d\mathbb E[T^2]/(nv)` (the value
-        the Wigner heuristic predicts for the ratio), ``bottom`` and ``top`` per seed.
+        the Wigner heuristic predicts for the ratio), ``bottom`` and ``top`` per seed, the
+        minors ``noise`` (seeds, d - 1, d - 1) and the sample size ``n``.
     """
     d = V.positive_int(d, "d", minimum=3)
     if d > 1000:
@@ -272,12 +286,167 @@ def noise_structure(d, alpha, seeds, link="gen4", mean=None, rng=None) -> NoiseS
     t2 = float(gaussian_expectation(lambda g: (phi(g) - mean) ** 2, breakpoints=bp))
     base = V.generator(rng)
     ratio, bottom, top = np.empty(seeds), np.empty(seeds), np.empty(seeds)
+    minors = np.empty((seeds, d - 1, d - 1))
     off = ~np.eye(d - 1, dtype=bool)
     for s in range(seeds):
         gen = V.stream(base, 6, d, s)
-        M = next(_m4_stream(gen, d, [n], phi, mean, 16384))[1][1:, 1:]
+        M = minors[s] = next(_m4_stream(gen, d, [n], phi, mean, 16384))[1][1:, 1:]
         ratio[s] = np.mean(M[off] ** 2) / v
         ev = sla.eigvalsh(M)
         edge = 2 * np.sqrt((d - 1) * v)
         bottom[s], top[s] = ev[0] / edge, ev[-1] / edge
-    return NoiseStructure(ratio, 2 * d * t2 / (n * v), bottom, top)
+    return NoiseStructure(ratio, 2 * d * t2 / (n * v), bottom, top, minors, n)
+
+
+def interval_lambda4(a, b) -> float:
+    r""":math:`\lambda_4=\mathbb E[Y\mathrm{He}_4(G)]` for :math:`Y=\mathbb 1\{a<|G|<b\}`.
+
+    Chapter 5 ({prf:ref}`prop-ch5-mean`):
+    :math:`\lambda_4=2\int_a^b\mathrm{He}_4\gamma=2a\gamma(a)(a^2-b^2)` when
+    :math:`a\gamma(a)=b\gamma(b)` (the generative-exponent-4 links of chapter 2,
+    :func:`lecnotes.core.exponents.gen4_interval`); centring the labels leaves it unchanged.
+
+    Parameters
+    ----------
+    a, b : float
+        The interval, ``0 < a < b``.
+
+    Returns
+    -------
+    float
+    """
+    if not 0 < a < b:
+        raise ValueError(f"need 0 < a < b, got {a}, {b}")
+    gamma_a = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    return 2 * a * gamma_a * (a**2 - b**2)
+
+
+def critical_alpha(lambda4, mean_T2) -> float:
+    r"""The critical :math:`\alpha_c=2\,\mathbb E[T^2]/\lambda_4^2` of the partial trace, chapter 5.
+
+    With :math:`n=\alpha d^2` the squared overlap of the partial-trace estimator tends to
+    :math:`\max(0,1-\alpha_c/\alpha)` ({prf:ref}`prop-ch5-limit`, {eq}`eq-ch5-alpha-c`).
+
+    Parameters
+    ----------
+    lambda4, mean_T2 : float
+        :math:`\lambda_4(T)=\mathbb E[T(Y)\mathrm{He}_4(G)]\ne0` and :math:`\mathbb E[T(Y)^2]`.
+
+    Returns
+    -------
+    float
+    """
+    lambda4 = float(lambda4)
+    if lambda4 == 0 or not math.isfinite(lambda4):
+        raise ValueError(f"lambda4 must be finite and non-zero, got {lambda4}")
+    return 2 * V.nonneg_float(mean_T2, "mean_T2") / lambda4**2
+
+
+def vector_contraction_limit(beta, q):
+    r"""Limit :math:`3\beta q/(3\beta q+1)` of the vector contraction's :math:`\rho^2` (chapter 5).
+
+    {eq}`eq-ch5-vector-limit`, for :math:`n=\beta d^2` samples and
+    :math:`q=\mathbb E[\zeta_3(Y)^2]` (optimal labels).
+
+    Parameters
+    ----------
+    beta, q : float or array_like, float
+        :math:`n/d^2`, and :math:`\mathbb E[\zeta_3(Y)^2] \ge 0`.
+
+    Returns
+    -------
+    float or ndarray, shaped like ``beta``.
+    """
+    beta = np.asarray(beta, dtype=float)
+    q = V.nonneg_float(q, "q")
+    return 3 * beta * q / (3 * beta * q + 1)
+
+
+def tensor_contraction_errors(x, u, kmax: int = 5) -> np.ndarray:
+    r"""Errors of the contraction property of the Hermite tensors (chapter 5).
+
+    :math:`\langle\mathrm{He}_k(x),u^{\otimes k}\rangle=\mathrm{He}_k(\langle u,x\rangle)`:
+
+    Property 1 of {prf:ref}`lem-ch5-hermite-tensor`, checked for the tensors that the recursion
+    {eq}`eq-ch5-hermite-recursion` builds (:func:`lecnotes.core.hermite_tensors.hermite_tensor`),
+    each contracted ``k`` times with ``u``.
+
+    Parameters
+    ----------
+    x, u : array_like (d,)
+        A point and a unit vector, ``1 <= d <= 8`` (the tensors have ``d**k`` entries).
+    kmax : int
+        Largest degree, ``0 <= kmax <= 6``.
+
+    Returns
+    -------
+    ndarray (kmax + 1,)
+        The absolute errors for ``k = 0..kmax``.
+    """
+    x = V.finite_array(x, "x", ndim=1)
+    u = V.finite_array(u, "u", ndim=1)
+    if x.size == 0 or x.size > 8 or u.shape != x.shape:
+        raise ValueError(f"x and u must have the same length 1..8, got {x.size}, {u.size}")
+    if abs(float(u @ u) - 1.0) > 1e-9:
+        raise ValueError("u must have unit norm")
+    kmax = V.positive_int(kmax, "kmax", minimum=0)
+    if kmax > 6:
+        raise ValueError(f"kmax must be at most 6, got {kmax}")
+    errs = []
+    for k in range(kmax + 1):
+        t = hermite_tensor(x, k)
+        for _ in range(k):
+            t = t @ u  # contract one index with u
+        errs.append(abs(float(t) - float(he(k, x @ u))))
+    return np.array(errs)
+
+
+def trace_identity_errors(points) -> np.ndarray:
+    r"""Relative errors of the degree-4 partial-trace identity {eq}`eq-ch5-trace-identity`.
+
+    :math:`\sum_j\mathrm{He}_4(x)_{abjj}=(\|x\|^2-d-4)x_ax_b-(\|x\|^2-d-2)\delta_{ab}`
+    ({prf:ref}`prop-ch5-degree4`), the closed form against the explicit tensor of
+    :func:`lecnotes.core.hermite_tensors.hermite_tensor`.
+
+    Parameters
+    ----------
+    points : sequence of array_like (m, d)
+        Points in dimensions ``1 <= d <= 12``, one array per dimension.
+
+    Returns
+    -------
+    ndarray
+        One error per point: the largest entry deviation over ``max(1, max |closed form|)``.
+    """
+    if isinstance(points, np.ndarray) and points.ndim == 2:
+        points = [points]
+    errs = []
+    for P in points:
+        P = V.finite_array(P, "points", ndim=2)
+        d = P.shape[1]
+        if P.shape[0] == 0 or not 1 <= d <= 12:
+            raise ValueError(f"points must be (m, d) arrays with m >= 1, 1 <= d <= 12, got "
+                             f"{P.shape}")
+        for x in P:
+            explicit = np.einsum("abjj->ab", hermite_tensor(x, 4))
+            s = x @ x
+            closed = (s - d - 4) * np.outer(x, x) - (s - d - 2) * np.eye(d)
+            errs.append(np.max(np.abs(explicit - closed)) / max(1.0, np.max(np.abs(closed))))
+    return np.array(errs)
+
+
+def gen3_link() -> Link:
+    r"""The binary link :math:`Y=\mathbb 1\{G(G^2-2\ln2)>0\}` of generative exponent 3.
+
+    The odd-degree example of {ref}`sec-ch5-odd-degree`: with :math:`c=\sqrt{2\ln 2}`,
+    :math:`2\gamma(c)=\gamma(0)` makes :math:`\mathbb E[\zeta_1^2]=\mathbb E[\zeta_2^2]=0` and
+    :math:`\mathbb E[\zeta_3^2]=4(\ln2)^2/(3\pi)`.
+
+    Returns
+    -------
+    Link
+        Named ``"gen3"``, with breakpoints :math:`-c, 0, c`.
+    """
+    c3 = np.sqrt(2 * np.log(2))
+    return Link("gen3", lambda g: (g * (g * g - c3**2) > 0).astype(float),
+                r"\mathbb{1}\{u(u^2-2\ln 2)>0\}", (-c3, 0.0, c3))
