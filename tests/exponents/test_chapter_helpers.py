@@ -123,3 +123,80 @@ def test_figures_draw_their_panels():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ------------------------------------------------------------------ the online-SGD overlap ODE
+from lecnotes.exponents import sgd as S  # noqa: E402
+from lecnotes.online_sgd import theory as OT  # noqa: E402
+
+
+def test_sgd_constants_of_he3_and_he4():
+    c3 = S.sgd_constants(3)
+    assert (c3.A, c3.C, c3.D) == pytest.approx((18.0, 108.0, 756.0))
+    c4 = S.sgd_constants(4)  # A = 4 * 24, C = 24 * 16 * 6, D = E[He_4^2 G^2] * 384 = 54 * 384
+    assert (c4.A, c4.C, c4.D) == pytest.approx((96.0, 2304.0, 20736.0))
+
+
+def test_sgd_ode_is_chapter_8s_with_the_step_rescaled_by_k_factorial():
+    # He_3 = sqrt(6) h_3 in target and student: the gradient is 6 times chapter 8's
+    c3, d, eta = S.sgd_constants(3), 500, 0.05 * 500**-1.5
+    q = np.linspace(0.001, 0.5, 7)
+    np.testing.assert_allclose(S.ode_rhs(q, c3, d, eta), OT.ode_rhs(q, 3, d, 6 * eta), rtol=1e-12)
+    assert S.ode_escape_steps(c3, d, eta) == pytest.approx(OT.ode_escape_time(3, d, 6 * eta),
+                                                           rel=1e-5)
+    # the threshold: chapter 8's 21^(3/2)/7 = 13.75 for h_3, six times smaller for He_3
+    assert 6 * S.step_threshold(c3) == pytest.approx(21**1.5 / 7)
+
+
+def test_escape_iff_below_the_threshold_and_the_limit_constant():
+    c3 = S.sgd_constants(3)
+    cs, d = S.step_threshold(c3), 10**6
+    assert math.isfinite(S.ode_escape_steps(c3, d, 0.98 * cs * d**-1.5))
+    assert math.isinf(S.ode_escape_steps(c3, d, 1.02 * cs * d**-1.5))
+    assert S.measured_threshold(c3, d, 0.5 * cs, 2 * cs, rtol=1e-3) == pytest.approx(cs, rel=2e-3)
+    t = S.ode_escape_steps(c3, d, 0.5 * cs * d**-1.5)
+    assert t / d**2 == pytest.approx(S.escape_constant(c3, 0.5 * cs), rel=5e-3)
+
+
+def test_sgd_ode_sweep_shapes_and_scaling():
+    out = S.sgd_ode_sweep(3, [0.5, 3.0], [10**3], [10**4, 10**5], 1.0)
+    assert out.scan.shape == (1, 2) and math.isfinite(out.scan[0, 0]) and math.isinf(out.scan[0, 1])
+    assert out.steps.shape == (2,) and out.drift_only.shape == (2,)
+    assert np.log10(out.steps[1] / out.steps[0]) == pytest.approx(2.0, abs=0.02)
+    assert out.drift_only[1] > out.steps[1]  # the noise lifts the overlap: faster than drift alone
+    fig = F.sgd_ode_figure([out])
+    assert len(fig.axes) == 2
+    plt.close("all")
+
+
+def test_raw_floor_ratio_and_its_limit_model():
+    rho2 = np.full((4, 2, 3), 7 / 106)
+    rho2[:, 1] = 7 / 206
+    out = E.raw_floor_ratio(rho2, [100, 200])
+    np.testing.assert_allclose(out.mean, 1.0) and np.testing.assert_allclose(out.se, 0.0)
+    # second order: 1 - 12/d; exactly 0.912 at d = 100 (Beta(1/2, 99/2) quadrature)
+    assert T.raw_floor_limit(100) == pytest.approx(0.9123, abs=1e-3)
+    assert abs(T.raw_floor_limit(10**4) - (1 - 12 / 10**4)) < 5e-5
+
+
+@pytest.mark.parametrize("call", [
+    lambda: S.sgd_constants(2),
+    lambda: S.sgd_constants(9),
+    lambda: S.sgd_constants(3.0),
+    lambda: S.ode_rhs(0.1, (3, 1, 1, 1), 10, 0.1),
+    lambda: S.ode_rhs(0.1, S.sgd_constants(3), 1, 0.1),
+    lambda: S.ode_escape_steps(S.sgd_constants(3), 100, float("nan")),
+    lambda: S.ode_escape_steps(S.sgd_constants(3), 100, 1e-3, target=0.05),
+    lambda: S.escape_constant(S.sgd_constants(3), 3.0),
+    lambda: S.measured_threshold(S.sgd_constants(3), 1000, 3.0, 4.0),
+    lambda: S.sgd_ode_sweep(3, [], [100], [100], 1.0),
+    lambda: S.sgd_ode_sweep(3, [1.0], [0], [100], 1.0),
+    lambda: F.sgd_ode_figure([]),
+    lambda: E.raw_floor_ratio(np.ones((1, 1, 1)), [10]),
+    lambda: E.raw_floor_ratio(np.ones((3, 2, 1)), [10]),
+    lambda: T.raw_floor_limit(1),
+    lambda: T.raw_floor_limit(10, constant=0.0),
+])
+def test_sgd_and_floor_bad_input_raises_value_error(call):
+    with pytest.raises(ValueError):
+        call()

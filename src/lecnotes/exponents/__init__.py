@@ -4,6 +4,7 @@ The notebook ``lectures/02_exponents.ipynb`` imports this subpackage. Its module
 
 * :mod:`lecnotes.exponents.experiments` - the chapter's simulations and sweeps;
 * :mod:`lecnotes.exponents.figures` - its multi-panel figures;
+* :mod:`lecnotes.exponents.sgd` - the overlap ODE of online SGD with the link's constants;
 * :mod:`lecnotes.exponents.grading`;
 * :mod:`lecnotes.exponents.theory`;
 
@@ -11,7 +12,7 @@ The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``exponents.theory``, ...).
 """
 
-from lecnotes.exponents import figures, grading, theory
+from lecnotes.exponents import figures, grading, sgd, theory
 from lecnotes.exponents.experiments import (
     GEN4_A,
     GEN_TOL,
@@ -19,6 +20,7 @@ from lecnotes.exponents.experiments import (
     ExponentNotFound,
     ExponentTable,
     FloorConstant,
+    FloorRatio,
     Gen4Stats,
     NoiseAsymptotics,
     NoiseCurves,
@@ -37,6 +39,7 @@ from lecnotes.exponents.experiments import (
     noise_decay,
     random_polynomial_links,
     raw_floor_constant,
+    raw_floor_ratio,
 )
 from lecnotes.exponents.grading import (
     check_gen4_partner,
@@ -47,6 +50,7 @@ __all__ = [
     "grading",
     "theory",
     "figures",
+    "sgd",
     "ExponentTable",
     "exponent_table",
     "annulus_link",
@@ -54,6 +58,8 @@ __all__ = [
     "noise_curves",
     "FloorConstant",
     "raw_floor_constant",
+    "FloorRatio",
+    "raw_floor_ratio",
     "log_slopes",
     "INFO_RTOL",
     "GEN_TOL",

@@ -83,6 +83,8 @@ __all__ = [
     "FloorConstant",
     "raw_floor_constant",
     "log_slopes",
+    "FloorRatio",
+    "raw_floor_ratio",
 ]
 
 
@@ -436,3 +438,42 @@ def log_slopes(x, y) -> np.ndarray:
     if x.size < 2 or x.shape != y.shape or np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("x and y must be positive arrays of the same length >= 2")
     return np.diff(np.log(y)) / np.diff(np.log(x))
+
+
+class FloorRatio(NamedTuple):
+    """The mean raw-label overlap over the floor :math:`7/(d+6)`, per dimension."""
+
+    mean: np.ndarray
+    """Per dimension, the mean over replicates and the ratio grid of :math:`(d+6)\\rho^2/7`."""
+    se: np.ndarray
+    """Its standard error over replicates."""
+
+
+def raw_floor_ratio(rho2, dims, constant: float = 7.0) -> FloorRatio:
+    r"""Mean of :math:`(d+K-1)\rho^2/K` per dimension, with its standard error (chapter 2).
+
+    The first-order floor :math:`\mathbb E[\rho^2]\approx K/(d+K-1)` of the raw-label
+    first-moment estimator (:math:`K = 7` for :math:`\mathrm{He}_3`; chapter 2, the gap at
+    :math:`n` of order :math:`d`). Each replicate is averaged over the grid of ratios first,
+    so the standard error is over independent replicates.
+
+    Parameters
+    ----------
+    rho2 : array_like (reps, len(dims), len(deltas))
+        Squared overlaps.
+    dims : sequence of int
+        Dimensions.
+    constant : float
+        The constant :math:`K > 0`.
+
+    Returns
+    -------
+    FloorRatio
+    """
+    r = V.finite_array(rho2, "rho2", ndim=3)
+    d = np.array([V.positive_int(x, "dims", minimum=2) for x in dims])
+    K = V.positive_float(constant, "constant")
+    if r.shape[1] != d.size or r.shape[0] < 2:
+        raise ValueError("rho2 must have shape (reps >= 2, len(dims), len(deltas))")
+    per_rep = (r * (d[None, :, None] + K - 1) / K).mean(axis=2)
+    return FloorRatio(per_rep.mean(axis=0), per_rep.std(axis=0, ddof=1) / np.sqrt(r.shape[0]))

@@ -14,7 +14,7 @@ from lecnotes.core.conditional_hermite import conditional_hermite
 from lecnotes.core.stats import mean_and_error
 from lecnotes.core.targets import LINKS
 
-__all__ = ["zeta_figure", "noise_figure", "unfolding_figure"]
+__all__ = ["zeta_figure", "noise_figure", "unfolding_figure", "sgd_ode_figure"]
 
 
 def zeta_figure(grids: dict, kmax: int = 4):
@@ -135,4 +135,52 @@ def unfolding_figure(dims, ratios, overlaps):
     axes[0].set(xscale="log", xlabel="$n/d^2$", ylabel="squared overlap")
     axes[1].set(xscale="log", xlabel="$n/d^3$")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=5)
+    return fig
+
+
+def sgd_ode_figure(sweeps):
+    r"""The overlap ODE of online SGD: escape steps against the step constant and against d.
+
+    Chapter 2, {eq}`eq-ch2-sgd-drift`. Left: steps to overlap 1/2 divided by
+    :math:`d^{k-1}` against :math:`c/c^\star` (:math:`\eta = c\,d^{-k/2}`) at each scanned
+    :math:`d`, for the first sweep; beyond :math:`c^\star` the overlap never escapes (no
+    point). Right: the steps against :math:`d` at the fixed step constant of every sweep,
+    with the law :math:`d^{k-1}`.
+
+    Parameters
+    ----------
+    sweeps : sequence of SgdOdeSweep
+        From :func:`lecnotes.exponents.sgd.sgd_ode_sweep`, at least one.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if len(sweeps) == 0 or not all(hasattr(s, "scan") and hasattr(s, "c_star") for s in sweeps):
+        raise ValueError("sweeps must be a non-empty sequence of SgdOdeSweep")
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.4), layout="constrained")
+    first = sweeps[0]
+    for i, d in enumerate(first.scan_dims):
+        t = np.where(np.isfinite(first.scan[i]), first.scan[i], np.nan)
+        axes[0].semilogy(first.cs / first.c_star, t, "o-", ms=3, color=f"C{i}",
+                         label=f"$\\mathrm{{He}}_{first.k}$, $d = 10^{{{np.log10(d):.0f}}}$")
+    axes[0].axvline(1.0, color="k", ls=":", lw=1, label="threshold $c = c^\\star$")
+    axes[0].set(xlabel="step constant $c/c^\\star$ ($\\eta = c\\,d^{-k/2}$)",
+                ylabel="steps to $m = 1/2$, over $d^{k-1}$")
+    for j, s in enumerate(sweeps):
+        d = np.asarray(s.dims, dtype=float)
+        col = f"C{len(first.scan_dims) + j}"
+        axes[1].loglog(d, s.steps, "o", color=col,
+                       label=f"$\\mathrm{{He}}_{s.k}$ at $c = c^\\star/2$")
+        axes[1].loglog(d, s.steps[-1] * (d / d[-1]) ** (s.k - 1), "--", color=col, lw=1,
+                       label=f"$d^{{{s.k - 1}}}$")
+    axes[1].set(xlabel="dimension $d$", ylabel="steps to $m = 1/2$")
+    handles, labels = [], []
+    for ax in axes:
+        h, lab = ax.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    fig.legend(handles, labels, loc="outside lower center", ncol=3)
     return fig
