@@ -200,3 +200,21 @@ def test_raw_floor_ratio_and_its_limit_model():
 def test_sgd_and_floor_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_overlap_constants_and_the_late_threshold():
+    m = np.array([0.0, 0.2, 0.5])
+    a, C = S.overlap_constants(3, m)
+    np.testing.assert_allclose(a, 18 * m**2 * (1 - m**2), atol=1e-12)  # k c_k^2 m^(k-1)(1-m^2)
+    assert C[0] == pytest.approx(108.0) and np.all(np.diff(C) > 0)
+    rng = np.random.default_rng(1)
+    G, X = rng.standard_normal((2, 400_000))
+    z = 0.5 * G + math.sqrt(0.75) * X
+    g = (G**3 - 3 * G) * (3 * z**2 - 3)
+    assert C[2] == pytest.approx(np.mean(g**2), rel=0.05)
+    lo, hi = S.late_threshold(3, 400), S.late_threshold(3, 40_000)
+    assert hi / lo == pytest.approx(10.0) and lo < S.step_threshold(S.sgd_constants(3))
+    with pytest.raises(ValueError):
+        S.overlap_constants(3, [1.0])
+    with pytest.raises(ValueError):
+        S.late_threshold(3, 400, m_lo=0.6, m_hi=0.5)

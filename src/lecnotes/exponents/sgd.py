@@ -39,7 +39,8 @@ from lecnotes.core import validate as V
 from lecnotes.core.hermite import gauss_hermite, he
 
 __all__ = ["SgdConstants", "sgd_constants", "ode_rhs", "step_threshold", "escape_constant",
-           "ode_escape_steps", "measured_threshold", "SgdOdeSweep", "sgd_ode_sweep"]
+           "ode_escape_steps", "measured_threshold", "SgdOdeSweep", "sgd_ode_sweep",
+           "overlap_constants", "late_threshold"]
 
 KMAX = 8
 """Largest Hermite degree handled."""
@@ -314,3 +315,76 @@ def _drift_only_steps(const: SgdConstants, d: int, eta: float, target: float = 0
     k, A = const.k, const.A
     val, _ = quad(lambda m: m ** (1 - k) / (1 - m * m), d**-0.5, target, limit=200)
     return val / (eta * A)
+
+
+def overlap_constants(k: int, m):
+    r"""Drift and renormalisation of spherical SGD on :math:`\mathrm{He}_k` at overlap :math:`m`.
+
+    Chapter 2, {eq}`eq-ch2-sgd-drift` without its :math:`m = 0` approximation of the
+    constants: with :math:`z = mG + \sqrt{1-m^2}\,\xi` and :math:`g = \varphi(G)\varphi'(z)`,
+    the mean step of :math:`m` is :math:`\eta\,a(m) - \tfrac12\eta^2 d\,C(m)\,m` to leading
+    order, :math:`a(m) = \mathbb E[gG] - m\,\mathbb E[gz]` (the step along :math:`w_\star`
+    minus its share of the radial growth) and :math:`C(m) = \mathbb E[g^2]`. Exact
+    two-dimensional Gauss-Hermite quadrature.
+
+    Parameters
+    ----------
+    k : int
+        Degree of the link, 3..8.
+    m : array_like
+        Overlaps in [0, 1).
+
+    Returns
+    -------
+    (a, C) : tuple of ndarray shaped like ``m``
+    """
+    k = _check_k(k)
+    m = V.finite_array(m, "m")
+    if np.any(m < 0) or np.any(m >= 1):
+        raise ValueError("m must lie in [0, 1)")
+    x, w = gauss_hermite(4 * k + 4)
+    G, X = x[:, None], x[None, :]
+    W = np.outer(w, w)
+    a, C = np.empty(m.shape), np.empty(m.shape)
+    for i, mi in np.ndenumerate(m):
+        z = mi * G + math.sqrt(1 - mi * mi) * X
+        g = he(k, G) * k * he(k - 1, z)
+        a[i] = float((W * g * G).sum()) - mi * float((W * g * z).sum())
+        C[i] = float((W * g * g).sum())
+    return a, C
+
+
+def late_threshold(k: int, d: int, m_lo: float = 0.1, m_hi: float = 0.5,
+                   points: int = 41) -> float:
+    r"""The largest step constant whose drift beats the renormalisation on :math:`[m_{lo}, m_{hi}]`.
+
+    Chapter 2, {eq}`eq-ch2-sgd-drift` with the constants at the overlap itself
+    (:func:`overlap_constants`): with :math:`\eta = c\,d^{-k/2}`, the mean of :math:`m` grows
+    at :math:`m` iff :math:`c < 2a(m)\,d^{(k-2)/2}/(C(m)\,m)`; the minimum over a grid of
+    :math:`m`. It grows like :math:`d^{(k-2)/2}`: a finite-size constraint, which binds
+    before :func:`step_threshold` at moderate :math:`d`.
+
+    Parameters
+    ----------
+    k : int
+        Degree of the link, 3..8.
+    d : int
+        Dimension, at least 2.
+    m_lo, m_hi : float
+        The range of overlaps, ``0 < m_lo < m_hi < 1``.
+    points : int
+        Grid points, at least 2.
+
+    Returns
+    -------
+    float
+    """
+    k = _check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    m_lo, m_hi = V.positive_float(m_lo, "m_lo"), V.positive_float(m_hi, "m_hi")
+    if not m_lo < m_hi < 1:
+        raise ValueError(f"need 0 < m_lo < m_hi < 1, got {m_lo}, {m_hi}")
+    points = V.positive_int(points, "points", minimum=2)
+    m = np.linspace(m_lo, m_hi, points)
+    a, C = overlap_constants(k, m)
+    return float(np.min(2 * a * d ** ((k - 2) / 2) / (C * m)))
