@@ -3,6 +3,8 @@
 The notebook ``lectures/02_exponents.ipynb`` imports this subpackage. Its modules:
 
 * :mod:`lecnotes.exponents.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.exponents.figures` - its multi-panel figures;
+* :mod:`lecnotes.exponents.sgd` - the overlap ODE of online SGD with the link's constants;
 * :mod:`lecnotes.exponents.grading`;
 * :mod:`lecnotes.exponents.theory`;
 
@@ -10,14 +12,20 @@ The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``exponents.theory``, ...).
 """
 
-from lecnotes.exponents import grading, theory
+from lecnotes.exponents import figures, grading, sgd, theory
 from lecnotes.exponents.experiments import (
     GEN4_A,
     GEN_TOL,
     INFO_RTOL,
     ExponentNotFound,
+    ExponentTable,
+    FloorConstant,
+    FloorRatio,
     Gen4Stats,
     NoiseAsymptotics,
+    NoiseCurves,
+    annulus_link,
+    exponent_table,
     format_number,
     gen4_interval,
     gen4_partner,
@@ -25,9 +33,13 @@ from lecnotes.exponents.experiments import (
     generative_exponent,
     information_exponent,
     large_noise_asymptotics,
+    log_slopes,
     markdown_table,
+    noise_curves,
     noise_decay,
     random_polynomial_links,
+    raw_floor_constant,
+    raw_floor_ratio,
 )
 from lecnotes.exponents.grading import (
     check_gen4_partner,
@@ -37,6 +49,18 @@ __all__ = [
     "experiments",
     "grading",
     "theory",
+    "figures",
+    "sgd",
+    "ExponentTable",
+    "exponent_table",
+    "annulus_link",
+    "NoiseCurves",
+    "noise_curves",
+    "FloorConstant",
+    "raw_floor_constant",
+    "FloorRatio",
+    "raw_floor_ratio",
+    "log_slopes",
     "INFO_RTOL",
     "GEN_TOL",
     "GEN4_A",

@@ -56,7 +56,7 @@ from lecnotes.core.exponents import (
 )
 from lecnotes.core.hermite import gaussian_expectation, hermite_coefficients
 from lecnotes.core.label_law import KMAX_LIMIT, evaluate, pieces
-from lecnotes.core.targets import GEN4_A, gen4_partner, get_link
+from lecnotes.core.targets import GEN4_A, Link, gen4_partner, get_link
 
 __all__ = [
     "INFO_RTOL",
@@ -75,6 +75,16 @@ __all__ = [
     "markdown_table",
     "random_polynomial_links",
     "noise_decay",
+    "ExponentTable",
+    "exponent_table",
+    "annulus_link",
+    "NoiseCurves",
+    "noise_curves",
+    "FloorConstant",
+    "raw_floor_constant",
+    "log_slopes",
+    "FloorRatio",
+    "raw_floor_ratio",
 ]
 
 
@@ -237,3 +247,233 @@ def noise_decay(link, k: int, taus) -> np.ndarray:
     """
     k = V.positive_int(k, "k")
     return np.array([conditional_hermite_norms(link, k, noise=t)[k - 1] for t in taus])
+
+
+def _taus(taus) -> np.ndarray:
+    t = V.finite_array(taus, "taus", ndim=1)
+    if t.size == 0 or np.any(t <= 0):
+        raise ValueError("taus must be a non-empty sequence of noise levels > 0")
+    return t
+
+
+class ExponentTable(NamedTuple):
+    """The two exponents and the norms :math:`\\mathbb E[\\zeta_k(Y)^2]` of a list of links."""
+
+    ie: dict
+    """Link name -> information exponent."""
+    ge: dict
+    """Link name -> generative exponent."""
+    norms: dict
+    """Link name -> :math:`\\mathbb E[\\zeta_k(Y)^2]`, k = 1..kmax (ndarray)."""
+
+
+def exponent_table(names, kmax: int = 4) -> ExponentTable:
+    r"""Information exponent, generative exponent and :math:`\mathbb E[\zeta_k(Y)^2]` per link.
+
+    Chapter 2, {prf:ref}`def-ch2-information-exponent` and
+    {prf:ref}`def-ch2-generative-exponent`, all by quadrature (no sampling).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Catalogue names of links (``lecnotes.core.targets.LINKS``), at least one.
+    kmax : int
+        Largest degree of the norms, at least 1.
+
+    Returns
+    -------
+    ExponentTable
+    """
+    if isinstance(names, str) or len(names) == 0:
+        raise ValueError("names must be a non-empty sequence of link names")
+    kmax = V.positive_int(kmax, "kmax")
+    for n in names:
+        get_link(n)
+    norms = {n: conditional_hermite_norms(n, kmax) for n in names}
+    ie = {n: information_exponent(n) for n in names}
+    ge = {n: generative_exponent(n) for n in names}
+    return ExponentTable(ie, ge, norms)
+
+
+def annulus_link(a: float, b: float, name: str = "annulus") -> Link:
+    r"""The indicator link :math:`\varphi(u) = \mathbb 1\{a<\lvert u\rvert<b\}`.
+
+    Chapter 2, {eq}`eq-ch2-gen4-partner`: with :math:`b` the partner of :math:`a` it is the
+    generative-exponent-4 link; any other :math:`b` gives :math:`k_\star = 2`.
+
+    Parameters
+    ----------
+    a, b : float
+        Radii, ``0 <= a < b``.
+    name : str
+        Name of the link.
+
+    Returns
+    -------
+    Link
+        With break points :math:`\pm a, \pm b`.
+    """
+    a = V.nonneg_float(a, "a")
+    b = V.positive_float(b, "b")
+    if not a < b:
+        raise ValueError(f"need a < b, got a = {a}, b = {b}")
+    return Link(name, lambda u: ((np.abs(u) > a) & (np.abs(u) < b)).astype(float), "",
+                (-b, -a, a, b))
+
+
+class NoiseCurves(NamedTuple):
+    """The decay of :math:`\\mathbb E[\\zeta_k(Y)^2]` with the noise, and its large-noise law."""
+
+    values: list
+    """Per case, :math:`\\mathbb E[\\zeta_k(Y)^2]` at each noise level (ndarray)."""
+    laws: list
+    """Per case, the :class:`NoiseAsymptotics` ``(m, C)``."""
+    ratio: dict
+    """Case name ``"<link> (k = <k>)"`` -> measured / asymptotic at the noise level ``at``."""
+
+
+def noise_curves(cases, taus, at: int = -2) -> NoiseCurves:
+    r""":func:`noise_decay` and :func:`large_noise_asymptotics` for several links (chapter 2).
+
+    The check of part 3 of {prf:ref}`prop-ch2-noise`: the ratio of
+    :math:`\mathbb E[\zeta_k(Y)^2]` to :math:`C\tau^{-2m}` at the noise level ``taus[at]``.
+
+    Parameters
+    ----------
+    cases : sequence of (link, k)
+        Links (names or callables with a ``name``) and degrees.
+    taus : array_like (T,)
+        Noise levels, positive.
+    at : int
+        Index into ``taus`` of the level where the ratio is taken.
+
+    Returns
+    -------
+    NoiseCurves
+    """
+    taus = _taus(taus)
+    is_int = isinstance(at, (int, np.integer)) and not isinstance(at, bool)
+    if not is_int or not -taus.size <= at < taus.size:
+        raise ValueError(f"at must be an index into taus (|at| < {taus.size}), got {at!r}")
+    if len(cases) == 0:
+        raise ValueError("cases must be a non-empty sequence of (link, k)")
+    values, laws, ratio = [], [], {}
+    for link, k in cases:
+        vals = noise_decay(link, k, taus)
+        law = large_noise_asymptotics(link, k)
+        values.append(vals)
+        laws.append(law)
+        name = link if isinstance(link, str) else link.name
+        ratio[f"{name} (k = {k})"] = vals[at] / (law.C * taus[at] ** (-2.0 * law.m))
+    return NoiseCurves(values, laws, ratio)
+
+
+class FloorConstant(NamedTuple):
+    """The constant of the raw-label noise floor and its standard error."""
+
+    K: float
+    """Ratio of the means :math:`(d-1)\\,\\overline{\\langle v,w_\\star\\rangle^2}/
+    \\overline{\\lVert v^\\perp\\rVert^2}` (7 for the :math:`\\mathrm{He}_3` label)."""
+    se: float
+    """Its standard error (delta method)."""
+    count: int
+    """Number of replicates pooled."""
+
+
+def raw_floor_constant(signal, noise, dims, deltas) -> FloorConstant:
+    r"""The constant :math:`\mathbb E[Y^2G^2]/\mathbb E[Y^2]` of the raw-label floor (chapter 2).
+
+    With :math:`n = \delta d`, the two parts of the raw-label first-moment estimator have means
+    :math:`\mathbb E\langle\hat v,w_\star\rangle^2 = \mathbb E[Y^2G^2]/n` and
+    :math:`\mathbb E\lVert\hat v^\perp\rVert^2 = (d-1)\mathbb E[Y^2]/n` (chapter 2, the gap at
+    :math:`n` of order :math:`d`; exact reduction {prf:ref}`prop-ch3-reduction`). The ratio of
+    the pooled means of :math:`n\langle\hat v,w_\star\rangle^2` and
+    :math:`n\lVert\hat v^\perp\rVert^2/(d-1)`, with a delta-method standard error.
+
+    Parameters
+    ----------
+    signal, noise : array_like (reps, len(dims), len(deltas))
+        :math:`\langle\hat v,w_\star\rangle^2` and :math:`\lVert\hat v^\perp\rVert^2` per replicate.
+    dims : sequence of int
+        Dimensions, at least 2.
+    deltas : sequence of float
+        Ratios :math:`n/d`, positive.
+
+    Returns
+    -------
+    FloorConstant
+    """
+    signal = V.finite_array(signal, "signal", ndim=3)
+    noise = V.finite_array(noise, "noise", ndim=3)
+    d = np.array([V.positive_int(x, "dims", minimum=2) for x in dims])
+    dl = np.array([V.positive_float(x, "deltas") for x in deltas])
+    if signal.shape != noise.shape or signal.shape[1:] != (d.size, dl.size):
+        raise ValueError("signal and noise must both have shape (reps, len(dims), len(deltas))")
+    if signal.shape[0] < 2:
+        raise ValueError("need at least 2 replicates for a standard error")
+    n_ = np.round(np.outer(d, dl))  # (dims, deltas) sample sizes
+    a, b = signal * n_, noise * n_ / (d[:, None] - 1)  # means E[Y^2 G^2] and E[Y^2]
+    K = a.mean() / b.mean()
+    se = (a - K * b).std(ddof=1) / np.sqrt(a.size) / b.mean()  # delta method
+    return FloorConstant(float(K), float(se), int(a.size))
+
+
+def log_slopes(x, y) -> np.ndarray:
+    r"""Local slopes :math:`\Delta\log y/\Delta\log x` between consecutive points.
+
+    The exponents of chapter 2's scaling laws ({eq}`eq-ch2-low-degree`,
+    {eq}`eq-ch2-sgd-drift`) read off a log-log curve.
+
+    Parameters
+    ----------
+    x, y : array_like (N,)
+        Positive values, N at least 2.
+
+    Returns
+    -------
+    ndarray (N - 1,)
+    """
+    x = V.finite_array(x, "x", ndim=1)
+    y = V.finite_array(y, "y", ndim=1)
+    if x.size < 2 or x.shape != y.shape or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("x and y must be positive arrays of the same length >= 2")
+    return np.diff(np.log(y)) / np.diff(np.log(x))
+
+
+class FloorRatio(NamedTuple):
+    """The mean raw-label overlap over the floor :math:`7/(d+6)`, per dimension."""
+
+    mean: np.ndarray
+    """Per dimension, the mean over replicates and the ratio grid of :math:`(d+6)\\rho^2/7`."""
+    se: np.ndarray
+    """Its standard error over replicates."""
+
+
+def raw_floor_ratio(rho2, dims, constant: float = 7.0) -> FloorRatio:
+    r"""Mean of :math:`(d+K-1)\rho^2/K` per dimension, with its standard error (chapter 2).
+
+    The first-order floor :math:`\mathbb E[\rho^2]\approx K/(d+K-1)` of the raw-label
+    first-moment estimator (:math:`K = 7` for :math:`\mathrm{He}_3`; chapter 2, the gap at
+    :math:`n` of order :math:`d`). Each replicate is averaged over the grid of ratios first,
+    so the standard error is over independent replicates.
+
+    Parameters
+    ----------
+    rho2 : array_like (reps, len(dims), len(deltas))
+        Squared overlaps.
+    dims : sequence of int
+        Dimensions.
+    constant : float
+        The constant :math:`K > 0`.
+
+    Returns
+    -------
+    FloorRatio
+    """
+    r = V.finite_array(rho2, "rho2", ndim=3)
+    d = np.array([V.positive_int(x, "dims", minimum=2) for x in dims])
+    K = V.positive_float(constant, "constant")
+    if r.shape[1] != d.size or r.shape[0] < 2:
+        raise ValueError("rho2 must have shape (reps >= 2, len(dims), len(deltas))")
+    per_rep = (r * (d[None, :, None] + K - 1) / K).mean(axis=2)
+    return FloorRatio(per_rep.mean(axis=0), per_rep.std(axis=0, ddof=1) / np.sqrt(r.shape[0]))

@@ -11,12 +11,16 @@ SGD ({eq}`eq-ch2-sgd-drift`), and the spectral method on an unfolded noisy order
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
+from scipy.stats import beta
 
 from lecnotes.core import validate as V
+from lecnotes.core.conditional_hermite import conditional_hermite_norms
+from lecnotes.core.hermite import he
 
 __all__ = [
     "sphere_overlap_moments",
@@ -25,6 +29,10 @@ __all__ = [
     "sgd_escape_steps",
     "unfolded_spike_overlap",
     "unfolding_sweep",
+    "stein_closed_forms",
+    "LowDegreeThresholds",
+    "low_degree_thresholds",
+    "raw_floor_limit",
 ]
 
 
@@ -228,3 +236,111 @@ def unfolding_sweep(dims, ratios, seeds: int, lam: float = 1.0, rng=None) -> np.
             for s in range(seeds):
                 out[s, i, j] = unfolded_spike_overlap(int(d), n, lam, V.stream(rng, s, int(d), j))
     return out
+
+
+def stein_closed_forms(kmax: int = 4) -> dict:
+    r"""Closed-form :math:`\lambda_k = \mathbb E[\varphi(G)\mathrm{He}_k(G)]`, k = 0..kmax.
+
+    Chapter 2, {prf:ref}`lem-ch2-stein-hermite`: for :math:`\lvert u\rvert`,
+    :math:`\mathrm{ReLU}` and :math:`\mathrm{sign}` the jump and kink terms
+    (:math:`2\mathrm{He}_{k-2}(0)\gamma(0)`, :math:`\mathrm{He}_{k-2}(0)\gamma(0)`,
+    :math:`2\mathrm{He}_{k-1}(0)\gamma(0)`); for the polynomials the identities
+    :math:`u^2 = \mathrm{He}_2+1`, :math:`u^3 = \mathrm{He}_3+3\mathrm{He}_1`.
+
+    Parameters
+    ----------
+    kmax : int
+        Largest degree, at least 2.
+
+    Returns
+    -------
+    dict
+        Catalogue name -> list of :math:`\lambda_0, \dots, \lambda_{k_{\max}}`.
+    """
+    kmax = V.positive_int(kmax, "kmax", minimum=2)
+    g0 = 1 / np.sqrt(2 * np.pi)
+
+    def he0(k):
+        return float(he(k, 0.0))
+
+    def poly(coef):
+        return [coef.get(k, 0) for k in range(kmax + 1)]
+
+    ks = range(2, kmax + 1)
+    return {
+        "quadratic": poly({0: 1, 2: 2}),
+        "cubic": poly({1: 3, 3: 6}),
+        "he3": poly({3: 6}),
+        "he4": poly({4: 24}),
+        "abs": [2 * g0, 0] + [2 * he0(k - 2) * g0 for k in ks],
+        "relu": [g0, 0.5] + [he0(k - 2) * g0 for k in ks],
+        "sign": [0] + [2 * he0(k - 1) * g0 for k in range(1, kmax + 1)],
+    }
+
+
+class LowDegreeThresholds(NamedTuple):
+    """Low-degree thresholds over dimensions, per link, and their log-log slopes."""
+
+    n_c: dict
+    """Link name -> threshold :math:`n_c` at each dimension (ndarray)."""
+    slopes: dict
+    """Link name -> slopes of :math:`\\log n_c` between consecutive dimensions (ndarray)."""
+
+
+def low_degree_thresholds(links, dims, degree: int = 12) -> LowDegreeThresholds:
+    r""":func:`low_degree_threshold` for several links and dimensions (chapter 2).
+
+    The growth of the threshold of {eq}`eq-ch2-low-degree` with :math:`d`, from the exact
+    :math:`\mathbb E[\zeta_k(Y)^2]`, k = 1..degree.
+
+    Parameters
+    ----------
+    links : sequence of str or callable
+        The links, at least one.
+    dims : sequence of int
+        Dimensions, increasing, at least two of them.
+    degree : int
+        Degree :math:`D` of the truncation (at most 12).
+
+    Returns
+    -------
+    LowDegreeThresholds
+    """
+    if isinstance(links, str) or len(links) == 0:
+        raise ValueError("links must be a non-empty sequence of links")
+    d = np.array([V.positive_int(x, "dims", minimum=2) for x in dims])
+    if d.size < 2 or np.any(np.diff(d) <= 0):
+        raise ValueError("dims must hold at least two increasing dimensions")
+    degree = V.positive_int(degree, "degree")
+    norms = {n: conditional_hermite_norms(n, degree) for n in links}
+    n_c = {n: np.array([low_degree_threshold(norms[n], int(x), degree) for x in d])
+           for n in links}
+    slopes = {n: np.diff(np.log(v)) / np.diff(np.log(d)) for n, v in n_c.items()}
+    return LowDegreeThresholds(n_c, slopes)
+
+
+def raw_floor_limit(d: int, constant: float = 7.0) -> float:
+    r"""Mean of :math:`(d+K-1)\rho^2/K` in the large-:math:`n` Gaussian model of the raw floor.
+
+    Chapter 2, the gap at :math:`n` of order :math:`d` (exercise ``ex-ch3-finite-size`` of
+    chapter 3): as :math:`n\to\infty` at fixed :math:`d` the raw-label overlap is
+    :math:`\rho^2 = KX/(KX+Y)` with :math:`X\sim\chi^2_1`, :math:`Y\sim\chi^2_{d-1}`
+    independent, i.e. :math:`KB/(1+(K-1)B)` with :math:`B\sim\mathrm{Beta}(1/2,(d-1)/2)`;
+    its mean is :math:`K/(d+K-1)` to first order and about :math:`12/d` lower (for
+    :math:`K = 7`) to second. Exact by quadrature over :math:`B`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 2.
+    constant : float
+        The constant :math:`K > 0`.
+
+    Returns
+    -------
+    float
+    """
+    d = V.positive_int(d, "d", minimum=2)
+    K = V.positive_float(constant, "constant")
+    mean = beta(0.5, (d - 1) / 2).expect(lambda b: K * b / (1 + (K - 1) * b))
+    return float(mean * (d + K - 1) / K)
