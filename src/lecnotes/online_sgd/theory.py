@@ -257,8 +257,8 @@ def escape_steps(k: int, d: int, eta, batch: int = 1, q0: float | None = None,
         q_new = float(mean_map(q, k, d, eta, batch))
         if q_new >= target:
             return t + (target - q) / (q_new - q)
-        if q_new <= q and t > 10 and q_new < 2.0 / d:
-            return math.inf   # stuck at the noise floor
+        if q_new <= q * (1 + 1e-12) and t > 10:
+            return math.inf   # the map of one number is monotone: stuck at a fixed point
         q = q_new
     return math.inf
 
