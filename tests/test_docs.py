@@ -175,7 +175,6 @@ CELLS_PENDING = {
     "04_spectral",
     "06_giant_steps",
     "07_two_steps",
-    "08_online_sgd",
 }
 
 

@@ -3,6 +3,8 @@
 The notebook ``lectures/08_online_sgd.ipynb`` imports this subpackage. Its modules:
 
 * :mod:`lecnotes.online_sgd.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.online_sgd.sweeps` - the escape experiments over dimensions, batch sizes
+  and step sizes, with their statistics;
 * :mod:`lecnotes.online_sgd.grading`;
 * :mod:`lecnotes.online_sgd.theory`;
 
@@ -10,7 +12,7 @@ The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``online_sgd.theory``, ...).
 """
 
-from lecnotes.online_sgd import grading, theory
+from lecnotes.online_sgd import grading, sweeps, theory
 from lecnotes.online_sgd.experiments import (
     EscapeResult,
     dlink,
@@ -28,10 +30,28 @@ from lecnotes.online_sgd.experiments import (
 from lecnotes.online_sgd.grading import (
     check_sgd_step,
 )
+from lecnotes.online_sgd.sweeps import (
+    BatchSweep,
+    ChainExponent,
+    EscapeSweep,
+    ReuseLate,
+    batch_sweep,
+    chain_exponent,
+    chain_step_scan,
+    chain_sweep,
+    escape_sweep,
+    log_time_z,
+    map_escape_sweep,
+    reuse_first_coefficient,
+    reuse_late,
+    search_budget,
+    smoothing_sweep,
+)
 
 __all__ = [
     "experiments",
     "grading",
+    "sweeps",
     "theory",
     "link",
     "dlink",
@@ -46,4 +66,19 @@ __all__ = [
     "smoothed_dlink",
     "smoothed_escape",
     "check_sgd_step",
+    "search_budget",
+    "EscapeSweep",
+    "escape_sweep",
+    "chain_sweep",
+    "map_escape_sweep",
+    "log_time_z",
+    "BatchSweep",
+    "batch_sweep",
+    "smoothing_sweep",
+    "reuse_first_coefficient",
+    "ReuseLate",
+    "reuse_late",
+    "ChainExponent",
+    "chain_exponent",
+    "chain_step_scan",
 ]

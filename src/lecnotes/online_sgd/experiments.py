@@ -16,12 +16,29 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
+from lecnotes.online_sgd.theory import check_k
 
 __all__ = ["link", "dlink", "student_pair", "sgd_step", "init_sphere", "EscapeResult",
            "escape_runs", "overlap_chain",
            "overlap_after", "reuse_sweep", "smoothed_dlink", "smoothed_escape"]
 
 _SQ2, _SQ6 = np.sqrt(2.0), np.sqrt(6.0)
+
+
+def _link(k, z):
+    if k == 1:
+        return z
+    if k == 2:
+        return (z * z - 1) / _SQ2
+    return (z**3 - 3 * z) / _SQ6
+
+
+def _dlink(k, z):
+    if k == 1:
+        return np.ones_like(z)
+    if k == 2:
+        return _SQ2 * z
+    return (3 * z * z - 3) / _SQ6
 
 
 def link(k: int, z):
@@ -31,42 +48,32 @@ def link(k: int, z):
     Parameters
     ----------
     k : int
+        1, 2 or 3.
     z : array_like
+        Finite pre-activations.
 
     Returns
     -------
     ndarray
     """
-    z = np.asarray(z, dtype=float)
-    if k == 1:
-        return z
-    if k == 2:
-        return (z * z - 1) / _SQ2
-    if k == 3:
-        return (z**3 - 3 * z) / _SQ6
-    raise ValueError(f"k must be 1, 2 or 3, got {k!r}")
+    return _link(check_k(k), V.finite_array(z, "z"))
 
 
 def dlink(k: int, z):
-    r"""The derivative :math:`h_k'` of :func:`link`.
+    r"""The derivative :math:`h_k'` of :func:`link` ({prf:ref}`def-ch8-spherical-sgd`).
 
     Parameters
     ----------
     k : int
+        1, 2 or 3.
     z : array_like
+        Finite pre-activations.
 
     Returns
     -------
     ndarray
     """
-    z = np.asarray(z, dtype=float)
-    if k == 1:
-        return np.ones_like(z)
-    if k == 2:
-        return _SQ2 * z
-    if k == 3:
-        return (3 * z * z - 3) / _SQ6
-    raise ValueError(f"k must be 1, 2 or 3, got {k!r}")
+    return _dlink(check_k(k), V.finite_array(z, "z"))
 
 
 def student_pair(k: int, student: str = "hermite"):
@@ -84,8 +91,10 @@ def student_pair(k: int, student: str = "hermite"):
     -------
     tuple of two callables
     """
+    k = check_k(k)
     if student == "hermite":
-        return (lambda z: link(k, z)), (lambda z: dlink(k, z))
+        return (lambda z: _link(k, np.asarray(z, dtype=float))), \
+            (lambda z: _dlink(k, np.asarray(z, dtype=float)))
     if student == "tanh":
         return np.tanh, (lambda z: 1.0 - np.tanh(z) ** 2)
     raise ValueError(f"student must be 'hermite' or 'tanh', got {student!r}")
@@ -122,6 +131,14 @@ def sgd_step(W, X, y, eta, k: int, loss: str = "correlation", student: str = "he
         raise ValueError(f"need W (S, d) and X (S, n_b, d); got {W.shape} and {X.shape}")
     if np.shape(y) != X.shape[:2]:
         raise ValueError(f"y must have shape {X.shape[:2]}, got {np.shape(y)}")
+    if loss not in ("correlation", "square"):
+        raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
+    if np.ndim(eta):
+        if np.shape(eta) != (W.shape[0],):
+            raise ValueError(f"eta must be a number or one per seed, shape ({W.shape[0]},)")
+        V.finite_array(eta, "eta")
+    else:
+        V.positive_float(eta, "eta")
     sig, dsig = student_pair(k, student)
     if X.shape[1] == 1:                     # one sample per step: the fast path
         return _step_one(W, X[:, 0, :], np.asarray(y, dtype=float)[:, 0], eta, sig, dsig, loss)
@@ -226,7 +243,11 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
     max_steps = V.positive_int(max_steps, "max_steps")
     reuse = V.positive_int(reuse, "reuse")
     eta = V.positive_float(eta, "eta")
-    student_pair(k, student)                # validates the name
+    level = V.nonneg_float(level, "level")
+    record_every = V.positive_int(record_every, "record_every", minimum=0)
+    if loss not in ("correlation", "square"):
+        raise ValueError(f"loss must be 'correlation' or 'square', got {loss!r}")
+    student_pair(k, student)                # validates k and the name
     W = init_sphere(S, d, V.stream(rng, d, S, 0))
     data = V.stream(rng, d, S, 1)
     steps = np.full(S, np.inf)
@@ -238,7 +259,7 @@ def escape_runs(k: int, d: int, n_seeds: int, eta, *, batch: int = 1, max_steps:
             rec.append(W[:, 0].copy())
         if t % chunk == 0:
             block = data.standard_normal((chunk, S, batch, d))
-            labels = link(k, block[..., 0])
+            labels = _link(k, block[..., 0])
         X, y = block[t % chunk], labels[t % chunk]
         for _ in range(reuse):
             W = sgd_step(W, X, y, eta, k, loss, student)
@@ -272,6 +293,7 @@ def overlap_after(k: int, d: int, n_seeds: int, eta: float, n_samples: int, *,
     -------
     ndarray, shape (n_seeds,)
     """
+    n_samples = V.positive_int(n_samples, "n_samples")
     res = escape_runs(k, d, n_seeds, eta, max_steps=n_samples, level=2.0, reuse=reuse,
                       loss=loss, run_on=True, student=student, rng=rng)
     return np.abs(res.final)
@@ -306,6 +328,10 @@ def reuse_sweep(dims, n_seeds: int, c: float, tau_max: float, n_records: int = 1
     c = V.positive_float(c, "c")
     tau_max = V.positive_float(tau_max, "tau_max")
     n_records = V.positive_int(n_records, "n_records")
+    n_seeds = V.positive_int(n_seeds, "n_seeds")
+    dims = list(np.atleast_1d(np.asarray(dims)).tolist()) if np.ndim(dims) else [dims]
+    if not dims:
+        raise ValueError("dims must be a non-empty sequence of integers >= 2")
     out = {"tau": np.arange(n_records + 1) * tau_max / n_records, "one pass": [], "reuse": []}
     for d in dims:
         d = V.positive_int(d, "d", minimum=2)
@@ -344,7 +370,14 @@ def smoothed_dlink(a, xx, d: int, lam: float):
     """
     d = V.positive_int(d, "d", minimum=3)
     lam = V.nonneg_float(lam, "lam")
-    a = np.asarray(a, dtype=float)
+    a = V.finite_array(a, "a")
+    xx = V.finite_array(xx, "xx")
+    if np.any(xx < 0):
+        raise ValueError("xx (squared norms) must be >= 0")
+    return _smoothed(a, xx, d, lam)
+
+
+def _smoothed(a, xx, d, lam):
     al = 1.0 / np.sqrt(1.0 + lam * lam)
     b = lam * lam / (d - 1)
     return (3 / _SQ6) * (al**3 * (1 - 3 * b) * a * a + al**3 * b * np.asarray(xx) - al)
@@ -378,6 +411,8 @@ def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: 
     S = V.positive_int(n_seeds, "n_seeds")
     eta = V.positive_float(eta, "eta")
     max_steps = V.positive_int(max_steps, "max_steps")
+    lam = V.nonneg_float(lam, "lam")
+    level = V.nonneg_float(level, "level")
     W = init_sphere(S, d, V.stream(rng, d, S, 0))
     data = V.stream(rng, d, S, 2)
     steps = np.full(S, np.inf)
@@ -388,7 +423,7 @@ def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: 
         x = block[t % chunk]
         a = np.einsum("sd,sd->s", x, W)
         xx = np.einsum("sd,sd->s", x, x)
-        r = eta * link(3, x[:, 0]) * smoothed_dlink(a, xx, d, lam)
+        r = eta * _link(3, x[:, 0]) * _smoothed(a, xx, d, lam)
         W = W * (1 - r * a)[:, None] + r[:, None] * x
         W /= np.sqrt(1 + r * r * (xx - a * a))[:, None]
         hit = (np.abs(W[:, 0]) >= level) & ~np.isfinite(steps)
@@ -399,7 +434,7 @@ def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: 
 
 
 def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
-                  level: float = 0.5, rng=None) -> np.ndarray:
+                  level: float = 0.5, stop_fraction: float = 1.0, rng=None) -> np.ndarray:
     r"""Escape steps of the overlap's exact one-dimensional chain
     ({prf:ref}`lem-ch8-overlap-chain`), ``n_paths`` paths at once, one sample per step.
 
@@ -431,6 +466,9 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
         Steps at most (a path still inside by then gets ``inf``).
     level : float
         Overlap :math:`|m|` that counts as escaped.
+    stop_fraction : float
+        Stop once this fraction of the paths has escaped (the others get ``inf``); 1 runs
+        every path out. The escaped paths' draws do not depend on it.
     rng : Generator, int or None
         Root of the streams (SPEC 7); the paths of size ``d`` use ``stream(rng, d, n_paths)``.
 
@@ -444,8 +482,13 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
     n = V.positive_int(n_paths, "n_paths")
     eta = V.positive_float(eta, "eta")
     max_steps = V.positive_int(max_steps, "max_steps")
+    level = V.positive_float(level, "level")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
+    stop_fraction = V.positive_float(stop_fraction, "stop_fraction")
+    if stop_fraction > 1:
+        raise ValueError(f"stop_fraction must be in (0, 1], got {stop_fraction}")
+    n_stop = n - int(np.ceil(stop_fraction * n - 1e-9))       # paths left when we stop
     sig, dsig = student_pair(k, "hermite")
     gen = V.stream(rng, d, n)
     g1 = gen.standard_normal(n)
@@ -453,12 +496,12 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
     steps = np.full(n, np.inf)
     alive = np.arange(n)
     for t in range(1, max_steps + 1):
-        if alive.size == 0:
+        if alive.size <= n_stop:
             break
         mm = m[alive]
         z, s = gen.standard_normal((2, alive.size))
         tangent = np.sqrt(np.clip(1 - mm * mm, 0.0, None))
-        a = link(k, mm * z + tangent * s) * dsig(z)
+        a = _link(k, mm * z + tangent * s) * dsig(z)
         rest = gen.chisquare(d - 2, alive.size)
         mm = (mm + eta * a * s * tangent) / np.sqrt(1 + eta**2 * a * a * (s * s + rest))
         m[alive] = mm

@@ -17,16 +17,52 @@ from scipy.integrate import quad, solve_ivp
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gauss_hermite
 
-__all__ = ["noise_constant", "along_variance", "mean_map", "ode_rhs", "solve_ode", "escape_steps",
+__all__ = ["check_k", "noise_constant", "along_variance",
+           "mean_map", "ode_rhs", "solve_ode", "escape_steps",
            "ode_escape_time", "optimal_batch_step", "logistic_k2", "tanh_k1",
-           "break_point", "reuse_rates", "reuse_ode"]
+           "break_point", "reuse_rates", "reuse_ode", "map_trajectory", "limit_threshold",
+           "map_threshold"]
 
 
-def _check_k(k):
+def check_k(k) -> int:
+    r"""The information exponent ``k`` of the chapter's links :math:`h_1, h_2, h_3`
+    ({prf:ref}`def-ch8-spherical-sgd`), checked.
+
+    Parameters
+    ----------
+    k : int
+        1, 2 or 3.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not one of the integers 1, 2, 3 (naming ``k``).
+    """
     k = V.positive_int(k, "k")
     if k > 3:
-        raise ValueError(f"the chapter's links are h_1, h_2, h_3; got k = {k}")
+        raise ValueError(f"k must be 1, 2 or 3 (the chapter's links h_1, h_2, h_3), got {k}")
     return k
+
+
+def _eta(eta, name="eta"):
+    out = np.asarray(eta, dtype=float) if np.ndim(eta) else V.positive_float(eta, name)
+    if np.ndim(out) and (not np.all(np.isfinite(out)) or np.any(out <= 0)):
+        raise ValueError(f"{name} must be finite and > 0, got {eta!r}")
+    return out
+
+
+def _q(q, name="q"):
+    try:
+        out = np.asarray(q, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers in [0, 1], got {q!r}") from None
+    if np.any(np.isnan(out)) or np.any(out < -1e-12) or np.any(out > 1 + 1e-12):
+        raise ValueError(f"{name} must be in [0, 1], got {q!r}")
+    return np.clip(out, 0.0, 1.0)
 
 
 def noise_constant(k: int) -> float:
@@ -43,7 +79,7 @@ def noise_constant(k: int) -> float:
     -------
     float
     """
-    return float(_check_k(k))
+    return float(check_k(k))
 
 
 def along_variance(k: int) -> float:
@@ -61,7 +97,7 @@ def along_variance(k: int) -> float:
     -------
     float
     """
-    k = _check_k(k)
+    k = check_k(k)
     return float((2 * k + 1) * k - (k == 1))
 
 
@@ -86,11 +122,11 @@ def mean_map(q, k: int, d: int, eta, batch: int = 1):
     ndarray
         :math:`q_{t+1}`.
     """
-    k = _check_k(k)
+    k = check_k(k)
     d = V.positive_int(d, "d", minimum=2)
     batch = V.positive_int(batch, "batch")
-    q = np.clip(np.asarray(q, dtype=float), 0.0, 1.0)
-    eta = np.asarray(eta, dtype=float)
+    q = _q(q)
+    eta = np.asarray(_eta(eta), dtype=float)
     m = np.sqrt(q)
     C, D = noise_constant(k), along_variance(k)
     drift = k * m ** (k - 1) * (1 - q)
@@ -114,7 +150,10 @@ def ode_rhs(q, k: int, d: int, eta: float, batch: int = 1):
     -------
     ndarray
     """
-    k = _check_k(k)
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    batch = V.positive_int(batch, "batch")
+    eta = V.positive_float(eta, "eta")
     q = np.clip(np.asarray(q, dtype=float), 0.0, 1.0)
     C, D = noise_constant(k), along_variance(k)
     return (2 * eta * k * q ** (k / 2) * (1 - q)
@@ -138,8 +177,10 @@ def solve_ode(q0: float, k: int, d: int, eta: float, t, batch: int = 1):
     ndarray shaped like ``t``
     """
     t = V.finite_array(t, "t", ndim=1)
-    if np.any(np.diff(t) < 0) or t[0] < 0:
-        raise ValueError("t must be non-negative and increasing")
+    if t.size == 0 or np.any(np.diff(t) < 0) or t[0] < 0:
+        raise ValueError("t must be non-empty, non-negative and increasing")
+    q0 = float(_q(q0, "q0"))
+    ode_rhs(q0, k, d, eta, batch)             # validates k, d, eta, batch
     sol = solve_ivp(lambda s, q: ode_rhs(q, k, d, eta, batch), (0.0, float(t[-1])), [q0],
                     t_eval=t, rtol=1e-9, atol=1e-12, method="LSODA")
     return sol.y[0]
@@ -158,7 +199,9 @@ def logistic_k2(q0: float, eta: float, t):
     -------
     ndarray
     """
-    e = np.exp(4 * eta * np.asarray(t, dtype=float))
+    q0 = float(_q(q0, "q0"))
+    eta = V.positive_float(eta, "eta")
+    e = np.exp(4 * eta * V.finite_array(t, "t"))
     return q0 * e / (1 - q0 + q0 * e)
 
 
@@ -175,7 +218,11 @@ def tanh_k1(m0: float, eta: float, t):
     -------
     ndarray
     """
-    return np.tanh(eta * np.asarray(t, dtype=float) + math.atanh(m0))
+    m0 = float(V.finite_array(m0, "m0", ndim=0))
+    if not -1 < m0 < 1:
+        raise ValueError(f"m0 must be in (-1, 1), got {m0!r}")
+    eta = V.positive_float(eta, "eta")
+    return np.tanh(eta * V.finite_array(t, "t") + math.atanh(m0))
 
 
 def escape_steps(k: int, d: int, eta, batch: int = 1, q0: float | None = None,
@@ -198,14 +245,20 @@ def escape_steps(k: int, d: int, eta, batch: int = 1, q0: float | None = None,
     -------
     float
     """
-    q = 1.0 / d if q0 is None else float(q0)
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    eta = V.positive_float(eta, "eta")
+    batch = V.positive_int(batch, "batch")
+    max_steps = V.positive_int(max_steps, "max_steps")
+    q = 1.0 / d if q0 is None else float(_q(q0, "q0"))
+    level = _level(level)
     target = level**2
     for t in range(max_steps):
         q_new = float(mean_map(q, k, d, eta, batch))
         if q_new >= target:
             return t + (target - q) / (q_new - q)
-        if q_new <= q and t > 10 and q_new < 2.0 / d:
-            return math.inf   # stuck at the noise floor
+        if q_new <= q * (1 + 1e-12) and t > 10:
+            return math.inf   # the map of one number is monotone: stuck at a fixed point
         q = q_new
     return math.inf
 
@@ -223,7 +276,10 @@ def ode_escape_time(k: int, d: int, eta: float, batch: int = 1, q0: float | None
     -------
     float
     """
-    q0 = 1.0 / d if q0 is None else float(q0)
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    q0 = 1.0 / d if q0 is None else float(_q(q0, "q0"))
+    level = _level(level)
     val, _ = quad(lambda q: 1.0 / ode_rhs(q, k, d, eta, batch), q0, level**2, limit=200)
     return float(val)
 
@@ -242,7 +298,10 @@ def optimal_batch_step(k: int, d: int, batch: int, c: float = 0.5) -> float:
     -------
     float
     """
-    k = _check_k(k)
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    batch = V.positive_int(batch, "batch")
+    c = V.positive_float(c, "c")
     return c * batch / d if k == 1 else c * batch * d ** (-k / 2)
 
 
@@ -259,8 +318,18 @@ def break_point(k: int, d: int, c: float = 0.5, eta_max: float = 1.0) -> float:
     -------
     float
     """
-    k = _check_k(k)
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    c = V.positive_float(c, "c")
+    eta_max = V.positive_float(eta_max, "eta_max")
     return eta_max * (d if k == 1 else d ** (k / 2)) / c
+
+
+def _level(level):
+    level = V.positive_float(level, "level")
+    if level >= 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return level
 
 
 def _tanh_prime(z):
@@ -296,7 +365,9 @@ def reuse_rates(m, c: float, n_nodes: int = 100, student: str = "tanh"):
         raise ValueError(f"student must be 'tanh' or 'hermite', got {student!r}")
     dsig = _tanh_prime if student == "tanh" else (lambda z: (3 * z * z - 3) / np.sqrt(6.0))
     c = V.positive_float(c, "c")
-    m = np.clip(np.asarray(m, dtype=float), -1.0, 1.0)
+    m = np.asarray(m, dtype=float)
+    if np.any(np.isnan(m)) or np.any(np.abs(m) > 1):
+        raise ValueError(f"m must be in [-1, 1], got {m!r}")
     g, wts = gauss_hermite(V.positive_int(n_nodes, "n_nodes"))
     G, X = np.meshgrid(g, g, indexing="ij")
     W = np.outer(wts, wts)
@@ -330,6 +401,12 @@ def reuse_ode(c: float, tau, m0: float = 0.0):
     ndarray shaped like ``tau``
     """
     tau = V.finite_array(tau, "tau", ndim=1)
+    if tau.size == 0 or np.any(np.diff(tau) < 0) or tau[0] < 0:
+        raise ValueError("tau must be non-empty, non-negative and increasing")
+    c = V.positive_float(c, "c")
+    m0 = float(V.finite_array(m0, "m0", ndim=0))
+    if not -1 <= m0 <= 1:
+        raise ValueError(f"m0 must be in [-1, 1], got {m0!r}")
     grid = np.linspace(-1.0, 1.0, 201)
     D, P = reuse_rates(grid, c)
     rate = c * D - 0.5 * c * c * P * grid
@@ -339,3 +416,97 @@ def reuse_ode(c: float, tau, m0: float = 0.0):
 
     sol = solve_ivp(rhs, (0.0, float(tau[-1])), [m0], t_eval=tau, rtol=1e-8, atol=1e-10)
     return sol.y[0]
+
+
+def map_trajectory(q0: float, k: int, d: int, eta: float, batch: int, n_steps: int):
+    r"""The mean map {eq}`eq-ch8-mean-map` iterated ``n_steps`` times from :math:`q_0`.
+
+    Parameters
+    ----------
+    q0 : float
+        Initial squared overlap in [0, 1].
+    k, d, eta, batch
+        As in :func:`mean_map`.
+    n_steps : int
+        Steps.
+
+    Returns
+    -------
+    ndarray, shape (n_steps + 1,)
+        :math:`q_0, q_1, \dots`.
+    """
+    q = float(_q(q0, "q0"))
+    n_steps = V.positive_int(n_steps, "n_steps")
+    out = np.empty(n_steps + 1)
+    out[0] = q
+    for t in range(n_steps):
+        q = float(mean_map(q, k, d, eta, batch))
+        out[t + 1] = q
+    return out
+
+
+def limit_threshold(k: int) -> float:
+    r"""The largest step constant :math:`c` (:math:`\eta = c\,d^{-k/2}`, :math:`n_b = 1`) at which
+    the ODE {eq}`eq-ch8-ode` escapes as :math:`d\to\infty`, for :math:`k\ge3`: with
+    :math:`x = qd` and :math:`x^\ast = D_k/C_k`, escape needs
+    :math:`2x^{k/2} > c\,(x - x^\ast)` for every :math:`x`, so
+    :math:`c^\ast = \frac{k-2}{x^\ast}\big(\frac{k x^\ast}{k-2}\big)^{k/2}`
+    (:math:`\sqrt{27\cdot7}\approx13.75` for k = 3).
+
+    Parameters
+    ----------
+    k : int
+        Information exponent, 3 (the chapter's only k >= 3).
+
+    Returns
+    -------
+    float
+    """
+    k = check_k(k)
+    if k < 3:
+        raise ValueError(f"k must be >= 3 for a step threshold of order one, got {k}")
+    xs = along_variance(k) / noise_constant(k)
+    return (k - 2) / xs * (k * xs / (k - 2)) ** (k / 2)
+
+
+def map_threshold(k: int, d: int, level: float = 0.5, n_grid: int = 4000,
+                  tol: float = 1e-4) -> float:
+    r"""The largest step constant :math:`c` at which the mean map {eq}`eq-ch8-mean-map`
+    (:math:`n_b = 1`, :math:`\eta = c\,d^{-k/2}`) escapes from :math:`q = 1/d`: the map of a
+    single number escapes if and only if :math:`M(q) > q` on all of
+    :math:`[1/d, \text{level}^2]`; bisection on :math:`c`. Tends to :func:`limit_threshold`.
+
+    Parameters
+    ----------
+    k : int
+        Information exponent (3).
+    d : int
+        Dimension.
+    level : float
+        Escape level of :math:`|m|`.
+    n_grid : int
+        Points of the (geometric) grid of :math:`q`.
+    tol : float
+        Relative precision of :math:`c`.
+
+    Returns
+    -------
+    float
+    """
+    k = check_k(k)
+    d = V.positive_int(d, "d", minimum=2)
+    level = _level(level)
+    n_grid = V.positive_int(n_grid, "n_grid", minimum=10)
+    tol = V.positive_float(tol, "tol")
+    q = np.geomspace(1.0 / d, level**2, n_grid)
+
+    def escapes(c):
+        return bool(np.all(mean_map(q, k, d, optimal_batch_step(k, d, 1, c)) > q))
+
+    lo, hi = 1e-3, 2 * limit_threshold(max(k, 3))
+    if not escapes(lo) or escapes(hi):
+        raise ValueError(f"no threshold in [{lo}, {hi}] at d = {d}")
+    while hi - lo > tol * lo:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if escapes(mid) else (lo, mid)
+    return 0.5 * (lo + hi)
