@@ -172,8 +172,6 @@ CELLS_PENDING = {
     "00_setting",
     "01_mean_field_vs_ntk",
     "02_exponents",
-    "03_first_moment",
-    "04_spectral",
     "05_partial_trace",
     "06_giant_steps",
     "07_two_steps",
