@@ -122,3 +122,29 @@ def test_raw_label_relu_and_davis_kahan_figures():
     plt.close(fig)
     with pytest.raises(ValueError, match="same keys"):
         figures.relu_figure(sims, {}, {"a": "T"}, 1.0, 20)
+
+
+def test_inverse_d_limits_recovers_the_intercept_of_an_exact_law():
+    from lecnotes.spectral.estimators import SpectralSimulation
+
+    deltas = np.array([1.0, 2.0])
+    sims = {d: {"a": SpectralSimulation(deltas, np.tile(0.5 + 3.0 / d * deltas, (4, 1)),
+                                        np.zeros((4, 2)))} for d in (100, 200, 400)}
+    C = S.inverse_d_limits(sims, "a", [2.0])
+    assert C.shape == (4, 1)
+    np.testing.assert_allclose(C, 0.5)
+    with pytest.raises(ValueError, match="simulated"):
+        S.inverse_d_limits(sims, "a", [3.0])
+    with pytest.raises(ValueError, match="every dimension"):
+        S.inverse_d_limits(sims, "b", [1.0])
+    with pytest.raises(ValueError, match=">= 2 sizes"):
+        S.inverse_d_limits({100: sims[100]}, "a", [1.0])
+
+
+def test_spectral_threshold_rejects_a_preprocessing_as_the_link():
+    with pytest.raises(ValueError, match="link comes first"):
+        TH.spectral_threshold(PP.trimmed(7.0), None)
+    with pytest.raises(TypeError):
+        TH.spectral_threshold(PP.trimmed(7.0))  # T is required
+    with pytest.raises(ValueError, match="link comes first"):
+        TH.spectral_overlap(PP.trimmed(7.0), 2.0)

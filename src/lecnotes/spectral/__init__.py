@@ -43,6 +43,7 @@ from lecnotes.spectral.experiments import (
     ThresholdEstimate,
     bulk_distances,
     davis_kahan_sweep,
+    inverse_d_limits,
     mean_loglog_slope,
     raw_label_sweep,
     sample_spectral_matrices,
@@ -84,5 +85,6 @@ __all__ = [
     "bulk_distances",
     "SlopeFit",
     "mean_loglog_slope",
+    "inverse_d_limits",
     "check_top_eigenvector",
 ]

@@ -40,6 +40,7 @@ __all__ = [
     "bulk_distances",
     "SlopeFit",
     "mean_loglog_slope",
+    "inverse_d_limits",
 ]
 
 
@@ -406,3 +407,44 @@ def mean_loglog_slope(dims, values) -> SlopeFit:
     lx = np.log(dims) - np.mean(np.log(dims))
     w = lx / np.sum(lx**2)  # least-squares slope weights
     return SlopeFit(float(w @ np.log(m)), float(np.sqrt(np.sum((w * se / m) ** 2))), m, se)
+
+
+def inverse_d_limits(sims, name, deltas) -> np.ndarray:
+    r"""Per-seed extrapolation of the simulated overlap to :math:`d\to\infty` (chapter 4).
+
+    The comparison of {prf:ref}`thm-spectral-asymptotics` with simulations at finite ``d``:
+    for every seed and sample ratio the squared overlaps at the dimensions of ``sims`` are
+    fitted by :math:`C+B/d` (:func:`lecnotes.core.stats.inverse_d_intercepts`), and the
+    intercepts :math:`C` are returned, one independent number per seed (the dimensions use
+    independent streams, so pairing them by seed index is as good as any pairing).
+
+    Parameters
+    ----------
+    sims : dict
+        ``{d: {name: SpectralSimulation}}`` from :func:`spectral_sweep`, at least two
+        dimensions with the same number of seeds.
+    name : str
+        The preprocessing to read.
+    deltas : array_like
+        Sample ratios, each simulated for ``name`` at every dimension.
+
+    Returns
+    -------
+    ndarray, shape (seeds, len(deltas))
+    """
+    if not isinstance(sims, dict) or len(sims) < 2:
+        raise ValueError("sims must be a dict {d: {name: SpectralSimulation}} with >= 2 sizes")
+    if not all(name in sims[d] for d in sims):
+        raise ValueError(f"preprocessing {name!r} is not simulated at every dimension")
+    x = V.finite_array(deltas, "deltas", ndim=1)
+    dims = sorted(sims)
+    cols = []
+    for d in dims:
+        sim = sims[d][name]
+        idx = [int(np.argmin(np.abs(sim.deltas - v))) for v in x]
+        if x.size == 0 or not np.allclose(sim.deltas[idx], x):
+            raise ValueError(f"deltas must be simulated for {name!r} at d = {d}")
+        cols.append(sim.rho2[:, idx])
+    vals = np.stack(cols, axis=1)  # (seeds, dims, deltas)
+    return np.column_stack([stats.inverse_d_intercepts(dims, vals[:, :, j])
+                            for j in range(x.size)])
