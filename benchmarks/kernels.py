@@ -91,7 +91,7 @@ def gradient_ratio():
 # ---------------------------------------------------------------------------------------
 def spectral_vs_dense():
     try:
-        from lecnotes.spectral.experiments import spectral_estimator
+        from lecnotes.spectral.estimators import spectral_estimator
     except ImportError:
         return None
     rng = np.random.default_rng(1)
@@ -194,7 +194,7 @@ def scaling():
     rows.append({"kernel": "he4_partial_trace product, n = 4d", "expected": 2.0,
                  "fitted": slope, "largest": f"d = 4000 in {times[-1]:.3f} s"})
     try:
-        from lecnotes.spectral.experiments import spectral_estimator
+        from lecnotes.spectral.estimators import spectral_estimator
 
         times = []
         for d in ds:

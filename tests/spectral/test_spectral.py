@@ -1,4 +1,4 @@
-"""Tests of lecnotes.spectral.experiments (chapter 4; the Lanczos engine is reused in chapter 5)."""
+"""Tests of lecnotes.spectral.estimators and .experiments (chapter 4; Lanczos: also ch. 5)."""
 
 import math
 import warnings
@@ -6,13 +6,13 @@ import warnings
 import numpy as np
 import pytest
 
+from lecnotes import spectral as S
 from lecnotes.core import linalg, stats
 from lecnotes.core import preprocessing as PP
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.hermite_tensors import he4_partial_trace
 from lecnotes.core.targets import single_index
 from lecnotes.core.validate import stream
-from lecnotes.spectral import experiments as S
 from lecnotes.spectral import theory as TH
 
 CHAPTERS = (4,)  # the chapters whose code these tests cover: make chapter CH=N

@@ -153,7 +153,7 @@ def top_eigenpair(
 ) -> EigenResult:
     r"""Largest eigenvalue and its unit eigenvector of a symmetric operator (chapters 4, 5).
 
-    The engine behind :func:`lecnotes.spectral.experiments.spectral_estimator` and the partial-trace
+    The engine behind :func:`lecnotes.spectral.estimators.spectral_estimator` and the partial-trace
     estimator of chapter 5: implicitly restarted Lanczos (ARPACK via
     :func:`scipy.sparse.linalg.eigsh` on a ``LinearOperator``) for the top eigenpair. If ARPACK
     does not converge (:class:`~scipy.sparse.linalg.ArpackNoConvergence`: typically a cluster of

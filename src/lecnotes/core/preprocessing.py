@@ -412,6 +412,12 @@ class LabelLaw:
     """
 
     def __init__(self, T: Callable, link, breakpoints: Sequence[float] = ()):
+        if isinstance(link, (Preprocessing, PreprocessingFamily)):
+            raise ValueError(
+                f"link must be a link (a name of LINKS or a function of g), got the "
+                f"preprocessing {getattr(link, 'name', link)!r}: the link comes first, then T "
+                "(e.g. spectral_threshold('quadratic', T))"
+            )
         self.phi = get_link(link)
         self.T = T
         bp = list(getattr(self.phi, "breakpoints", ()))

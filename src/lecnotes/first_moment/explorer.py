@@ -31,6 +31,7 @@ __all__ = [
     "first_moment_panel",
     "first_moment_figure",
     "first_moment_explorer",
+    "he3_figure",
 ]
 
 FIRST_MOMENT_LINKS = {"relu": 0.0, "cubic": 0.0, "sign": 0.5, "he3": 0.0}
@@ -232,3 +233,55 @@ def first_moment_explorer(state: FirstMomentState | None = None):
     initial = None if state is None else (lambda fig: (first_moment_figure(state, "raw", fig),
                                                        state))
     return build_explorer(controls, draw, initial)
+
+
+def he3_figure(deltas, sims, dims, preprocessings, grid, shades=(0.65, 1.0)):
+    r"""The He_3 link: raw, optimal and clipped labels against their limits (chapter 3).
+
+    The figure of {prf:ref}`thm-first-moment-overlap` for :math:`\varphi=\mathrm{He}_3`: the
+    limit {eq}`eq-ch3-overlap` of every preprocessing but the raw labels (whose limit is 0),
+    the simulated :math:`\rho^2` over replicates at each dimension, and the noise floor
+    :math:`7/(d+6)` of the raw labels (dotted).
+
+    Parameters
+    ----------
+    deltas : array_like
+        The simulated sample ratios.
+    sims : dict
+        ``{name: array (replicates, len(dims), len(deltas))}`` from
+        :func:`lecnotes.first_moment.experiments.reduced_first_moment_overlaps`.
+    dims : sequence of int
+        The dimensions of ``sims``.
+    preprocessings : dict
+        ``{name: T}``, the same names as ``sims``; ``None`` (raw labels, drawn without a
+        limit curve) or a callable, or the name ``"optimal"`` for the optimal one.
+    grid : array_like
+        The sample ratios of the limit curves.
+    shades : sequence of float
+        Opacity of the points of each dimension.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sims, dict) or set(sims) != set(preprocessings):
+        raise ValueError("sims and preprocessings must be dicts with the same names")
+    if len(shades) != len(dims):
+        raise ValueError(f"shades must have one opacity per dimension ({len(dims)})")
+    fig, ax = plt.subplots(figsize=(7.0, 4.6), layout="constrained")
+    for name, color in zip(preprocessings, plotting.PALETTE, strict=False):
+        if name != "raw":
+            T = None if name == "optimal" else preprocessings[name]
+            ax.plot(grid, first_moment_overlap("he3", grid, T=T), color=color,
+                    label=f"{name} (theory)")
+        for i, d in enumerate(dims):
+            plotting.errorbar_over_seeds(ax, deltas, sims[name][:, i], color=color, ls="",
+                                         alpha=shades[i], label=f"{name}, d = {d}")
+    for d in dims:
+        ax.axhline(7 / (d + 6), color=plotting.PALETTE[0], ls=":", lw=1)
+    ax.set(xscale="log", yscale="log", xlabel=r"$\delta = n/d$", ylabel=r"$\rho^2$",
+           title=r"$\varphi = \mathrm{He}_3$")
+    fig.legend(loc="outside lower center", ncol=3)
+    return fig

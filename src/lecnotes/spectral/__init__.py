@@ -2,44 +2,64 @@
 
 The notebook ``lectures/04_spectral.ipynb`` imports this subpackage. Its modules:
 
-* :mod:`lecnotes.spectral.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.spectral.estimators` - the spectral estimator on one data set and its
+  simulation over seeds at one dimension;
+* :mod:`lecnotes.spectral.experiments` - the sweeps over seeds and sizes;
 * :mod:`lecnotes.spectral.explorer`;
+* :mod:`lecnotes.spectral.figures` - the static multi-panel figures;
 * :mod:`lecnotes.spectral.grading`;
 * :mod:`lecnotes.spectral.optimal_theory`;
 * :mod:`lecnotes.spectral.theory`;
 
-The names of ``experiments`` and the graded checks are exported here; the other
+The names of ``estimators``, ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``spectral.theory``, ...).
 """
 
-from lecnotes.spectral import explorer, grading, optimal_theory, theory
-from lecnotes.spectral.experiments import (
+from lecnotes.spectral import (
+    estimators,
+    experiments,
+    explorer,
+    figures,
+    grading,
+    optimal_theory,
+    theory,
+)
+from lecnotes.spectral.estimators import (
     SPREAD_LIMIT,
     DavisKahanResult,
-    DavisKahanSweep,
-    RawLabelSweep,
     SpectralSimulation,
-    SpectraResult,
-    ThresholdEstimate,
     davis_kahan,
-    davis_kahan_sweep,
-    raw_label_sweep,
-    sample_spectral_matrices,
     simulate_spectral,
-    simulated_threshold,
-    spectra_over_seeds,
     spectral_estimator,
     spectral_matrix,
-    spectral_sweep,
     spectrum,
+)
+from lecnotes.spectral.experiments import (
+    BulkDistances,
+    DavisKahanSweep,
+    RawLabelSweep,
+    SlopeFit,
+    SpectraResult,
+    ThresholdEstimate,
+    bulk_distances,
+    davis_kahan_sweep,
+    inverse_d_limits,
+    mean_loglog_slope,
+    raw_label_sweep,
+    sample_spectral_matrices,
+    simulated_threshold,
+    spectra_over_seeds,
+    spectral_sweep,
 )
 from lecnotes.spectral.grading import (
     check_top_eigenvector,
 )
 
 __all__ = [
+    "estimators",
     "experiments",
     "explorer",
+    "figures",
     "grading",
     "optimal_theory",
     "theory",
@@ -61,5 +81,10 @@ __all__ = [
     "raw_label_sweep",
     "DavisKahanSweep",
     "davis_kahan_sweep",
+    "BulkDistances",
+    "bulk_distances",
+    "SlopeFit",
+    "mean_loglog_slope",
+    "inverse_d_limits",
     "check_top_eigenvector",
 ]

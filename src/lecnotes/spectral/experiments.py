@@ -1,18 +1,9 @@
-r"""Chapter 4, spectral estimators: second-moment estimators, matrix-free.
+r"""Chapter 4, the sweeps: seeds and sizes behind the notebook's figures and claims.
 
-The spectral estimator with preprocessing :math:`T` (chapter 4,
-{prf:ref}`def-spectral-estimator`, {eq}`eq-ch4-dt`) is the top eigenvector of
-
-.. math:: D_T = \frac1n\sum_{i=1}^n T(y_i)\,x_ix_i^\top = \frac1n X^\top\mathrm{diag}(T(y))X,
-
-whose mean is :math:`\mathbb E[T(Y)]\,I + \mathbb E[T(Y)\mathrm{He}_2(G)]\,w_\star w_\star^\top`.
-A product :math:`D_Tv = \frac1nX^\top(T\odot Xv)` costs O(nd) and :math:`D_T` is never
-formed, unless ``d`` is small (dense path: one BLAS-3 product and LAPACK).
-
-The eigenpair comes from :func:`lecnotes.core.linalg.top_eigenpair` (matrix-free Lanczos with
-fallbacks), the preprocessings from :mod:`lecnotes.core.preprocessing`, the exact asymptotics from
-:mod:`lecnotes.spectral.theory`. Chapter 5's estimators are in
-:mod:`lecnotes.partial_trace.experiments`.
+Each function draws its data sets from independent streams named by seed (and size) keys, so
+that adding a size or a seed never changes the draws of another; the notebook keeps the
+parameter choices and the claims. The estimator itself and its one-dimension simulation are
+in :mod:`lecnotes.spectral.estimators`, the closed forms in :mod:`lecnotes.spectral.theory`.
 """
 
 from __future__ import annotations
@@ -20,36 +11,21 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.stats import ks_2samp
 
-from lecnotes.core import stats
+from lecnotes.core import rmt, stats
 from lecnotes.core import validate as V
-from lecnotes.core.linalg import (
-    DENSE_FALLBACK_MAX_D,
-    DENSE_MAX_D,
-    EigenResult,
-    top_eigenpair,
-    weighted_gram,
-)
-from lecnotes.core.preprocessing import (
-    get_preprocessing,
-    is_family,
-    label_weights,
-    resolve_family,
-    resolve_preprocessing,
-)
+from lecnotes.core.preprocessing import get_preprocessing
 from lecnotes.core.targets import get_link
-from lecnotes.spectral.theory import mean_matrix_coefficients
+from lecnotes.spectral.estimators import (
+    davis_kahan,
+    simulate_spectral,
+    spectral_estimator,
+    spectral_matrix,
+    spectrum,
+)
 
 __all__ = [
-    "SPREAD_LIMIT",
-    "spectral_matrix",
-    "spectral_estimator",
-    "spectrum",
-    "simulate_spectral",
-    "davis_kahan",
-    "DavisKahanResult",
-    "SpectralSimulation",
     "sample_spectral_matrices",
     "SpectraResult",
     "spectra_over_seeds",
@@ -60,267 +36,14 @@ __all__ = [
     "raw_label_sweep",
     "DavisKahanSweep",
     "davis_kahan_sweep",
+    "BulkDistances",
+    "bulk_distances",
+    "SlopeFit",
+    "mean_loglog_slope",
+    "inverse_d_limits",
 ]
 
 
-SPREAD_LIMIT = 1.0e3
-"""If the negative part of the spectrum reaches beyond SPREAD_LIMIT times its positive scale,
-Lanczos needs of order sqrt(spread/gap) products (e.g. T = 1 - 1/y, whose most negative values
-grow like n^2): ``method="auto"`` then goes dense directly."""
-
-
-def spectral_matrix(X, y, T=None) -> np.ndarray:
-    r"""The dense matrix :math:`D_T=\frac1nX^\top\mathrm{diag}(T(y))X` of {eq}`eq-ch4-dt`.
-
-    For small ``d`` (O(nd^2) time, d^2 memory); rows are accumulated in blocks so that no
-    second n x d array is allocated.
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-    y : array_like (n,)
-    T : None, str, callable or PreprocessingFamily
-        As in :func:`spectral_estimator`.
-
-    Returns
-    -------
-    ndarray (d, d), symmetric.
-    """
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    t = label_weights(y, T, n / d)
-    return weighted_gram(X, t)
-
-
-def _heavy(t, delta) -> bool:
-    """Is the negative tail of the spectrum too long for Lanczos (see SPREAD_LIMIT)?"""
-    pos = max(float(np.max(t)), 0.0)
-    neg = max(-float(np.min(t)), 0.0) / delta
-    return neg > SPREAD_LIMIT * max(pos, 1e-300)
-
-
-def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
-                       v0=None) -> EigenResult:
-    r"""Spectral estimator: top eigenvector and eigenvalue of :math:`D_T` (chapter 4).
-
-    Implements {prf:ref}`def-spectral-estimator` with {eq}`eq-ch4-dt`.
-
-    :math:`D_T=\frac1n\sum_iT(y_i)x_ix_i^\top`, used through the product
-    :math:`v\mapsto\frac1nX^\top(T(y)\odot Xv)` (O(nd) per product, :math:`D_T` never formed)
-    and :func:`top_eigenpair` (Lanczos with restarts and fallbacks). Dense path for
-    ``d <= DENSE_MAX_D``, and also when the preprocessed labels have a negative tail so long
-    that Krylov methods are hopeless (``SPREAD_LIMIT``; e.g. ``T(y) = 1 - 1/y``).
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-        Inputs (rows).
-    y : array_like (n,)
-        Labels.
-    T : None, str, callable or PreprocessingFamily
-        Preprocessing; ``None`` uses the raw labels, a name is looked up in
-        :data:`lecnotes.core.preprocessing.PREPROCESSINGS`, a family is evaluated at ``delta =
-        n/d``.
-    method : {"auto", "lanczos", "dense"}
-    tol : float
-        Lanczos tolerance (relative residual).
-    v0 : array_like, optional
-        Starting vector of Lanczos (default :func:`lecnotes.core.linalg.lanczos_start`).
-
-    Returns
-    -------
-    EigenResult
-        ``(vector, value, info)``: :math:`\hat w` (unit norm, sign by
-        :func:`lecnotes.core.linalg.canonical_sign`; only the direction matters), the largest
-        eigenvalue of :math:`D_T` and the :class:`lecnotes.core.linalg.EigenInfo`.
-    """
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    t = label_weights(y, T, n / d)
-    if method not in ("auto", "lanczos", "dense"):
-        raise ValueError(f"method must be 'auto', 'lanczos' or 'dense', got {method!r}")
-    if method == "auto":
-        heavy = _heavy(t, n / d) and d <= DENSE_FALLBACK_MAX_D
-        method = "dense" if (d <= DENSE_MAX_D or heavy) else "lanczos"
-
-    def matvec(v):
-        return X.T @ ((t[:, None] if v.ndim == 2 else t) * (X @ v)) / n
-
-    return top_eigenpair(
-        matvec, d, dense_matrix=lambda: weighted_gram(X, t), method=method, tol=tol, v0=v0
-    )
-
-
-def spectrum(X, y, T=None) -> np.ndarray:
-    """All eigenvalues of :math:`D_T` in increasing order (dense; for histograms, chapter 4).
-
-    The spectrum whose bulk {prf:ref}`prop-bulk-law` describes.
-
-    Parameters
-    ----------
-    X : array_like (n, d)
-    y : array_like (n,)
-    T : None, str, callable or PreprocessingFamily
-        As in :func:`spectral_estimator`.
-
-    Returns
-    -------
-    ndarray (d,)
-    """
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    if d > DENSE_FALLBACK_MAX_D:
-        raise ValueError(f"spectrum is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
-    t = label_weights(y, T, n / d)
-    return sla.eigvalsh(weighted_gram(X, t))
-
-
-def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None) -> dict:
-    r"""Squared overlap and top eigenvalue of :math:`D_T` over seeds and sample ratios (chapter 4).
-
-    The simulations that {prf:ref}`thm-spectral-asymptotics` is compared with.
-
-    For each seed one data set with :math:`n_{\max}=\max\delta\cdot d` samples is drawn
-    (:math:`w_\star=e_1` by rotation invariance) and the estimators at smaller ``delta`` use
-    its first :math:`n=\delta d` rows (nested samples). For a fixed preprocessing,
-    ``d <= 2000`` and :math:`n_{\max}\ge d` the matrices are accumulated block by block, so the
-    whole sweep costs one product of size :math:`n_{\max}d^2`; families (:math:`T_\delta`),
-    larger ``d`` and fewer samples than dimensions use :func:`spectral_estimator` at each
-    ``delta`` (matrix-free, O(nd) per product).
-
-    Parameters
-    ----------
-    preprocessings : dict
-        ``{label: T}`` with ``T`` as in :func:`spectral_estimator`.
-    deltas : array_like
-        Increasing sample ratios (``n = round(delta * d)``).
-    d : int
-        Dimension (>= 2).
-    seeds : int
-        Number of independent data sets.
-    link : str or callable
-    rng : Generator, int or None
-        Seed ``s`` draws its data set from ``V.stream(rng, s)`` (Lanczos starts from
-        :func:`lecnotes.core.linalg.lanczos_start`).
-
-    Returns
-    -------
-    dict
-        ``{label: SpectralSimulation}``; a family :math:`T_\delta` is simulated only at the
-        ``deltas >= delta_min`` where it is defined (its ``deltas`` attribute says which).
-    """
-    if not isinstance(preprocessings, dict) or not preprocessings:
-        raise ValueError("preprocessings must be a non-empty dict {label: T}")
-    deltas = V.finite_array(deltas, "deltas", ndim=1)
-    if deltas.size == 0 or np.any(deltas <= 0) or np.any(np.diff(deltas) <= 0):
-        raise ValueError("deltas must be positive and increasing")
-    d = V.positive_int(d, "d", minimum=2)
-    seeds = V.positive_int(seeds, "seeds")
-    phi = get_link(link)
-    rng = V.generator(rng)
-    ns = np.maximum(1, np.round(deltas * d).astype(int))
-    where = {k: np.nonzero(deltas >= resolve_family(T).delta_min)[0] if is_family(T)
-             else np.arange(ns.size) for k, T in preprocessings.items()}
-    if any(idx.size == 0 for idx in where.values()):
-        raise ValueError("a family T_delta is defined at none of the deltas")
-    rho2 = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
-    tops = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
-    for s in range(seeds):
-        X = V.stream(rng, s).standard_normal((ns[-1], d))  # seed s: its own stream
-        y = np.asarray(phi(X[:, 0]), dtype=float)
-        for label, T in preprocessings.items():
-            if not is_family(T) and d <= 2000 and ns[-1] >= d:
-                t = label_weights(y, T, None)
-                heavy = _heavy(t, ns[0] / d)
-                D = np.zeros((d, d))
-                prev = 0
-                for j, n in enumerate(ns):
-                    B = X[prev:n]
-                    D += B.T @ (t[prev:n, None] * B)
-                    prev = n
-                    A = 0.5 * (D + D.T) / n
-                    vec, top, _ = top_eigenpair(
-                        lambda v, A=A: A @ v, d, dense_matrix=lambda A=A: A,
-                        method="dense" if heavy else "lanczos",
-                    )
-                    rho2[label][s, j], tops[label][s, j] = vec[0] ** 2, top
-            else:
-                for i, j in enumerate(where[label]):
-                    v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T)
-                    rho2[label][s, i], tops[label][s, i] = v[0] ** 2, top
-    return {k: SpectralSimulation(deltas[where[k]], rho2[k], tops[k]) for k in preprocessings}
-
-
-class DavisKahanResult(NamedTuple):
-    r"""The Davis-Kahan bound on one data set (:func:`davis_kahan`): ``norm``
-    :math:`=\|D_T-\mathbb E[D_T]\|_{op}`, the coefficients ``beta`` and ``mean_T`` of
-    :math:`\mathbb E[D_T]`, the lower ``bound`` on :math:`\rho^2` (0 when vacuous) and the
-    actual ``rho2``."""
-
-    norm: float
-    beta: float
-    mean_T: float
-    bound: float
-    rho2: float
-
-
-class SpectralSimulation(NamedTuple):
-    """One preprocessing in :func:`simulate_spectral`: the ``deltas`` simulated, and arrays
-    (seeds, len(deltas)) of the squared overlap ``rho2`` and the top eigenvalue ``top``."""
-
-    deltas: np.ndarray
-    rho2: np.ndarray
-    top: np.ndarray
-
-
-def davis_kahan(X, y, T, w_star, link="quadratic") -> DavisKahanResult:
-    r"""The Davis-Kahan bound against the actual overlap, on one data set (chapter 4).
-
-    With :math:`\Delta=D_T-\mathbb E[D_T]`, :math:`\mathbb E[D_T]=\mathbb E[T]I+\beta
-    w_\star w_\star^\top` (:func:`lecnotes.spectral.theory.mean_matrix_coefficients`), the
-    :math:`\sin\theta` theorem gives :math:`\sin\theta\le\|\Delta\|/(\beta-\|\Delta\|)`
-    for the top eigenvector when :math:`\|\Delta\|<\beta` ({prf:ref}`prop-davis-kahan`,
-    {eq}`eq-ch4-davis-kahan`), i.e. :math:`\rho^2\ge1-\|\Delta\|^2/(\beta-\|\Delta\|)^2`,
-    and nothing when :math:`\|\Delta\|\ge\beta/2`. Dense (``d <= 2000``): one eigendecomposition.
-
-    Parameters
-    ----------
-    X, y : arrays (n, d), (n,)
-    T : preprocessing (as in :func:`spectral_estimator`; its mean must exist)
-    w_star : array (d,)
-    link : str or callable, used for the population mean
-
-    Returns
-    -------
-    DavisKahanResult
-    """
-
-    X, y = V.data_pair(X, y)
-    n, d = X.shape
-    if d > 2000:
-        raise ValueError(f"davis_kahan is dense: d must be <= 2000, got {d}")
-    w = V.finite_array(w_star, "w_star", ndim=1)
-    if w.shape != (d,) or not np.any(w):
-        raise ValueError(f"w_star must be a non-zero vector of shape ({d},)")
-    w = w / np.linalg.norm(w)
-    Tc = resolve_preprocessing(T, n / d)
-    mean_T, beta = mean_matrix_coefficients(link, Tc)
-    D = weighted_gram(X, label_weights(y, Tc, n / d))
-    ev, vec = sla.eigh(D)
-    rho2 = float((vec[:, -1] @ w) ** 2)
-    Delta = D - mean_T * np.eye(d) - beta * np.outer(w, w)
-    dev = sla.eigvalsh(Delta)
-    norm = float(max(abs(dev[0]), abs(dev[-1])))
-    if 2 * norm < beta:
-        bound = 1.0 - (norm / (beta - norm)) ** 2
-    else:
-        bound = 0.0
-    return DavisKahanResult(norm, beta, mean_T, float(bound), rho2)
-
-
-# ---------------------------------------------------------------------------------------
-# The sweeps of chapter 4 (seeds and sizes; the notebook keeps the parameters and claims)
-# ---------------------------------------------------------------------------------------
 def sample_spectral_matrices(d, n, reps, T=None, link="quadratic", rng=None) -> np.ndarray:
     r"""Independent copies of :math:`D_T` (chapter 4), to test its mean entry by entry.
 
@@ -581,3 +304,147 @@ def davis_kahan_sweep(deltas, d, seeds, T, link="quadratic", rng=None) -> DavisK
             for key in out:
                 out[key][s, j] = getattr(res, key)
     return DavisKahanSweep(deltas, beta=res.beta, mean_T=res.mean_T, **out)
+
+
+class BulkDistances(NamedTuple):
+    r""":func:`bulk_distances`, each in units of :math:`1/\sqrt n`: ``limit``, the Kolmogorov
+    distance of each (delta, seed) bulk to the limiting law; ``pairs``, that between the bulks
+    of two seeds at the same delta, divided by :math:`\sqrt2` (two samples of one law);
+    ``plain``, that to the plain Marchenko-Pastur law scaled to :math:`\mathbb E[T]`."""
+
+    limit: np.ndarray
+    pairs: np.ndarray
+    plain: np.ndarray
+
+
+def bulk_distances(spectra, grids, densities, mean_T) -> BulkDistances:
+    r"""Kolmogorov distances of the bulk of :math:`D_T` to its limiting law (chapter 4).
+
+    The test of {prf:ref}`prop-bulk-law`: at each sample ratio of ``grids`` the top eigenvalue
+    of every seed is removed (the outlier), and the rest is compared with the limiting density,
+    with the bulk of another seed (the scale of finite-size fluctuation) and with the plain
+    Marchenko-Pastur law of ratio :math:`\delta` scaled to :math:`\mathbb E[T]`.
+
+    Parameters
+    ----------
+    spectra : SpectraResult
+        Output of :func:`spectra_over_seeds` (at least two seeds).
+    grids, densities : dict
+        ``{delta: array}``: the limiting density of the bulk on a grid, for the deltas of
+        ``spectra.deltas`` to compare (:func:`lecnotes.spectral.theory.bulk_density`).
+    mean_T : float
+        :math:`\mathbb E[T(Y)] > 0`, the scale of the plain law.
+
+    Returns
+    -------
+    BulkDistances
+    """
+    if not isinstance(spectra, SpectraResult):
+        raise TypeError("spectra must be the SpectraResult of spectra_over_seeds")
+    ev = spectra.eigenvalues
+    if ev.shape[0] < 2:
+        raise ValueError(f"spectra needs at least 2 seeds, got {ev.shape[0]}")
+    if not isinstance(grids, dict) or not grids or set(grids) != set(densities):
+        raise ValueError("grids and densities must be dicts with the same delta keys")
+    mean_T = V.positive_float(mean_T, "mean_T")
+    d = ev.shape[2]
+    deltas = list(np.asarray(spectra.deltas, dtype=float))
+    one, two, mp = [], [], []
+    for delta in grids:
+        if float(delta) not in deltas:
+            raise ValueError(f"delta = {delta} of grids is not among spectra.deltas {deltas}")
+        bulk = [e[:-1] for e in ev[:, deltas.index(float(delta))]]  # without the outlier
+        sc = np.sqrt(delta * d)
+        edges = np.array(rmt.marchenko_pastur_edges(delta)) * mean_T
+        g_mp = np.linspace(*edges, 500)  # plain Marchenko-Pastur, scaled to E[T]
+        d_mp = rmt.marchenko_pastur_density(g_mp / mean_T, delta) / mean_T
+        one += [sc * stats.ks_distance(e, grids[delta], densities[delta]) for e in bulk]
+        mp += [sc * stats.ks_distance(e, g_mp, d_mp) for e in bulk]
+        two += [sc / np.sqrt(2) * ks_2samp(a, b, method="asymp").statistic
+                for i, a in enumerate(bulk) for b in bulk[i + 1:]]
+    return BulkDistances(np.array(one), np.array(two), np.array(mp))
+
+
+class SlopeFit(NamedTuple):
+    """:func:`mean_loglog_slope`: the ``slope`` and its standard error ``se``, the per-size
+    ``means`` and their standard ``errors`` over seeds."""
+
+    slope: float
+    se: float
+    means: np.ndarray
+    errors: np.ndarray
+
+
+def mean_loglog_slope(dims, values) -> SlopeFit:
+    r"""Least-squares log-log slope of the mean over seeds against the size (chapter 4).
+
+    The decay of the overlap below and at the threshold ({ref}`sec-ch4-transition`,
+    {prf:ref}`prop-threshold`): with :math:`x_j=\log d_j-\overline{\log d}` and the means
+    :math:`m_j` over seeds, the slope is :math:`\sum_jx_j\log m_j/\sum_jx_j^2`; its standard
+    error is the delta method over independent sizes,
+    :math:`(\sum_j(x_j\,\mathrm{se}_j/m_j)^2)^{1/2}/\sum_jx_j^2`.
+
+    Parameters
+    ----------
+    dims : array_like, shape (m,)
+        At least two distinct positive sizes.
+    values : array_like, shape (seeds, m)
+        Positive per-seed values (at least two seeds), seeds on axis 0.
+
+    Returns
+    -------
+    SlopeFit
+    """
+    dims = V.finite_array(dims, "dims", ndim=1)
+    values = V.finite_array(values, "values", ndim=2)
+    if np.any(dims <= 0) or np.unique(dims).size < 2:
+        raise ValueError("dims must hold at least two distinct positive sizes")
+    if values.shape[1] != dims.size or values.shape[0] < 2:
+        raise ValueError(f"values must have shape (seeds >= 2, {dims.size})")
+    m, se = stats.mean_and_error(values)
+    if np.any(m <= 0):
+        raise ValueError("values must have positive means (a log-log fit)")
+    lx = np.log(dims) - np.mean(np.log(dims))
+    w = lx / np.sum(lx**2)  # least-squares slope weights
+    return SlopeFit(float(w @ np.log(m)), float(np.sqrt(np.sum((w * se / m) ** 2))), m, se)
+
+
+def inverse_d_limits(sims, name, deltas) -> np.ndarray:
+    r"""Per-seed extrapolation of the simulated overlap to :math:`d\to\infty` (chapter 4).
+
+    The comparison of {prf:ref}`thm-spectral-asymptotics` with simulations at finite ``d``:
+    for every seed and sample ratio the squared overlaps at the dimensions of ``sims`` are
+    fitted by :math:`C+B/d` (:func:`lecnotes.core.stats.inverse_d_intercepts`), and the
+    intercepts :math:`C` are returned, one independent number per seed (the dimensions use
+    independent streams, so pairing them by seed index is as good as any pairing).
+
+    Parameters
+    ----------
+    sims : dict
+        ``{d: {name: SpectralSimulation}}`` from :func:`spectral_sweep`, at least two
+        dimensions with the same number of seeds.
+    name : str
+        The preprocessing to read.
+    deltas : array_like
+        Sample ratios, each simulated for ``name`` at every dimension.
+
+    Returns
+    -------
+    ndarray, shape (seeds, len(deltas))
+    """
+    if not isinstance(sims, dict) or len(sims) < 2:
+        raise ValueError("sims must be a dict {d: {name: SpectralSimulation}} with >= 2 sizes")
+    if not all(name in sims[d] for d in sims):
+        raise ValueError(f"preprocessing {name!r} is not simulated at every dimension")
+    x = V.finite_array(deltas, "deltas", ndim=1)
+    dims = sorted(sims)
+    cols = []
+    for d in dims:
+        sim = sims[d][name]
+        idx = [int(np.argmin(np.abs(sim.deltas - v))) for v in x]
+        if x.size == 0 or not np.allclose(sim.deltas[idx], x):
+            raise ValueError(f"deltas must be simulated for {name!r} at d = {d}")
+        cols.append(sim.rho2[:, idx])
+    vals = np.stack(cols, axis=1)  # (seeds, dims, deltas)
+    return np.column_stack([stats.inverse_d_intercepts(dims, vals[:, :, j])
+                            for j in range(x.size)])

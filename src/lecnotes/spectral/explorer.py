@@ -323,3 +323,5 @@ def spectral_explorer(delta=None, preprocessing=None, d=None, seed=None):
     pre_w.observe(update, names="value")
     update()
     return box
+
+

@@ -391,7 +391,7 @@ def _family_threshold(family, link, breakpoints, tol):
     return 0.5 * (lo_ok + hi)
 
 
-def spectral_threshold(link, T=None, *, breakpoints=(), tol: float = 1e-6) -> float:
+def spectral_threshold(link, T, *, breakpoints=(), tol: float = 1e-6) -> float:
     r"""The weak-recovery threshold :math:`\delta_c(T)` of the spectral estimator (chapter 4).
 
     :math:`\delta_c=\inf\{\delta:\ \lambda_1(D_T)\text{ separates from the bulk}\}`. Along the
