@@ -204,7 +204,7 @@ def test_no_private_name_across_modules(name):
 
 # Chapter modules still within MARGIN lines of the limit, to be split where their ideas split
 # with their chapter's revision (issues 44, 45); the list may only shrink.
-NEAR_LIMIT = {"giant_steps.experiments", "partial_trace.experiments", "spectral.experiments"}
+NEAR_LIMIT = {"partial_trace.experiments", "spectral.experiments"}
 
 
 @pytest.mark.parametrize("name", sorted(PATHS))

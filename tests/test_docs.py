@@ -175,7 +175,6 @@ CELLS_PENDING = {
     "03_first_moment",
     "04_spectral",
     "05_partial_trace",
-    "06_giant_steps",
     "07_two_steps",
     "08_online_sgd",
 }

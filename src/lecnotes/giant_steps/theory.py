@@ -173,14 +173,18 @@ def draw_two_direction(m: int, W_star, rng):
     ----------
     m : int
     W_star : ndarray (2, d)
-    rng : Generator
+    rng : Generator, int or None
 
     Returns
     -------
     X : ndarray (m, d)
     y : ndarray (m,)
     """
-    Xs = rng.standard_normal((m, W_star.shape[1]))
+    m = V.positive_int(m, "m")
+    W_star = V.finite_array(W_star, "W_star", ndim=2)
+    if W_star.shape[0] != 2:
+        raise ValueError(f"W_star must have 2 rows (directions), got {W_star.shape[0]}")
+    Xs = V.generator(rng).standard_normal((m, W_star.shape[1]))
     return Xs, two_direction_target(Xs @ W_star.T)
 
 
@@ -534,7 +538,10 @@ def steps_to_level(curves, level: float = 0.2) -> np.ndarray:
     -------
     ndarray (...)
     """
+    level = V.positive_float(level, "level")
     curves = np.asarray(curves, dtype=float)
+    if curves.ndim < 1 or curves.shape[-1] < 1:
+        raise ValueError("curves must have at least one step on its last axis")
     flat = curves.reshape(-1, curves.shape[-1])
     out = np.full(flat.shape[0], np.nan)
     for i, c in enumerate(flat):
