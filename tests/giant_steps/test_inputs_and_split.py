@@ -12,6 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from lecnotes.core.activations import activation_moments  # noqa: E402
+from lecnotes.core.targets import link_moments  # noqa: E402
 from lecnotes.giant_steps import experiments as GS  # noqa: E402
 from lecnotes.giant_steps import explorer as GX  # noqa: E402
 from lecnotes.giant_steps import generalisation as GG  # noqa: E402
@@ -238,3 +240,47 @@ def test_a_link_that_is_not_a_function_is_a_type_error():
         GS.one_step_sweep(3.0, [8], 1, 2, 1.0, rng=0)
     with pytest.raises(TypeError, match="target"):
         GM.fresh_steps("z1", 1, 8, 1, rng=0)
+
+
+def test_leap2_exact_norm_has_the_same_limit_and_is_smaller_at_finite_d():
+    """eq-ch6-leap2-norm keeps the cross term 2 eta_bar b a z^2 / d of the squared norm."""
+    for d in (32, 96):
+        lead = GT.leap2_neuron_overlap(GT.h2, math.sqrt(d), d * d, d)
+        exact = GT.leap2_neuron_overlap(GT.h2, math.sqrt(d), d * d, d, exact_norm=True)
+        assert exact < lead
+    big = 10**6
+    assert math.isclose(GT.leap2_neuron_overlap(GT.h2, 1e3, big * big, big),
+                        GT.leap2_neuron_overlap(GT.h2, 1e3, big * big, big, exact_norm=True),
+                        rel_tol=1e-4)
+
+
+def test_leap2_exact_norm_against_a_written_out_expectation():
+    """The exact-norm form by quadrature equals a Monte Carlo average of the same ratio."""
+    d, n, eta = 40, 1600, math.sqrt(40)
+    _, _, c2, ey2, ey2g2 = link_moments(GT.h2)
+    mo = activation_moments("relu")
+    a = math.sqrt(2) * c2 * mo.beta1
+    z = np.random.default_rng(0).standard_normal(400_000)
+    vals = []
+    for b in (1.0, -1.0):
+        num = z**2 / d * (1 + eta * b * a) ** 2 + eta**2 * ey2g2 * mo.m2 / n
+        vals.append(num / (1 - z**2 / d + eta**2 * ey2 * mo.m2 * (d - 1) / n + num))
+    mc = 0.5 * (vals[0] + vals[1]).mean()
+    got = GT.leap2_neuron_overlap(GT.h2, eta, n, d, exact_norm=True)
+    assert abs(got - mc) < 4 * (0.5 * (vals[0] + vals[1])).std() / math.sqrt(z.size)
+
+
+def test_staircase_more_seeds_repeat_the_first_ones():
+    """Seed s is the same whatever ``first``, the runs kept and the number of steps."""
+    full = GM.staircase_runs([8, 12], 3, steps=2, rng=7, p=8)
+    more = GM.staircase_runs([8, 12], 2, steps=1, rng=7, p=8,
+                             runs=GM.STAIRCASE_RUNS[:1], first=1)
+    np.testing.assert_array_equal(more[:, :, 0, 0], full[1:, :, 0, 0])
+    with pytest.raises(ValueError, match="first"):
+        GM.staircase_runs([8], 1, rng=7, p=8, first=-1)
+
+
+def test_leap2_runs_carry_the_exact_norm_formula():
+    r = GS.leap2_runs(GT.h2, [8], [6], 1, 1, p=8, rng=4)
+    assert r.theory_square_norm[0] == GT.leap2_neuron_overlap(GT.h2, math.sqrt(6), 36, 6,
+                                                             exact_norm=True)

@@ -312,13 +312,15 @@ class Leap2Runs(NamedTuple):
 
     ``linear`` at :math:`n = 4d` over ``dims_linear``, ``square`` at :math:`n = d^2` over
     ``dims_square`` (mean squared neuron overlaps, :func:`leap2_sweep`); ``theory_linear``,
-    ``theory_square`` the formula at the same sizes.
+    ``theory_square`` the formula at the same sizes; ``theory_square_norm`` the formula with
+    the exact squared norm of :math:`w_i^1` ({eq}`eq-ch6-leap2-norm`).
     """
 
     linear: np.ndarray
     square: np.ndarray
     theory_linear: np.ndarray
     theory_square: np.ndarray
+    theory_square_norm: np.ndarray
 
 
 def leap2_runs(link, dims_linear, dims_square, seeds_linear: int, seeds_square: int,
@@ -351,7 +353,9 @@ def leap2_runs(link, dims_linear, dims_square, seeds_linear: int, seeds_square: 
     sq = leap2_sweep(link, ds, ds**2, seeds_square, p=p, eta0=eta0, rng=rng)
     th_lin = [leap2_neuron_overlap(link, eta0 * 2.0, 4 * d, d) for d in dl]
     th_sq = [leap2_neuron_overlap(link, eta0 * np.sqrt(d), d**2, d) for d in ds]
-    return Leap2Runs(lin, sq, np.array(th_lin), np.array(th_sq))
+    th_norm = [leap2_neuron_overlap(link, eta0 * np.sqrt(d), d**2, d, exact_norm=True)
+               for d in ds]
+    return Leap2Runs(lin, sq, np.array(th_lin), np.array(th_sq), np.array(th_norm))
 
 
 class TwoDirectionRuns(NamedTuple):

@@ -119,7 +119,7 @@ STAIRCASE_RUNS = (("cubic", 32), ("relu", 32), ("cubic", 8))
 
 
 def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
-                   eta_bar: float = 2.0, runs=STAIRCASE_RUNS) -> np.ndarray:
+                   eta_bar: float = 2.0, runs=STAIRCASE_RUNS, first: int = 0) -> np.ndarray:
     r"""Fresh giant steps on :math:`z_1+z_1z_2+z_1z_2z_3` with the output under control.
 
     The protocol of the staircase section ({prf:ref}`thm-ch6-staircase`): per step a fresh
@@ -137,6 +137,11 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
     ----------
     dims : sequence of int
     seeds, steps, p : int
+    first : int, default 0
+        Index of the first seed: ``seeds`` seeds ``first, ..., first + seeds - 1`` (more seeds
+        for one run without recomputing the others: seed ``s`` is the same whatever
+        ``first``, ``runs`` and ``steps``, as long as the largest sample ratio of ``runs``
+        is the same, since every batch has that many rows).
     rng : Generator, int or None
     eta_bar : float
     runs : sequence of (str, int)
@@ -148,13 +153,14 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
         direction.
     """
     seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
+    first = V.positive_int(first, "first", minimum=0)
     dims, p = check_sizes(dims, "dims", minimum=3), V.positive_int(p, "p")
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     rng, target = V.generator(rng), staircase(3)  # rng: the root of the streams
     acts = [get_activation(CUBIC if a == "cubic" else a).dsigma for a, _ in runs]
     deltas = [V.positive_int(delta, "delta") for _, delta in runs]
     out = np.zeros((seeds, len(dims), len(runs), steps, 3))
-    for s in range(seeds):
+    for i, s in enumerate(range(first, first + seeds)):
         for j, d in enumerate(dims):
             gen = V.stream(rng, d, s)
             W_star = random_orthonormal(3, d, gen).astype(np.float32)
@@ -170,7 +176,7 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
                     G = np.asarray(dsigma(Xr @ Ws[r].T), dtype=np.float32) * yr[:, None]
                     W = Ws[r] + (eta_bar / len(yr)) * b * (G.T @ Xr)
                     Ws[r] = W / np.linalg.norm(W, axis=1, keepdims=True)
-                    out[s, j, r, t] = np.mean((Ws[r] @ W_star.T) ** 2, axis=0)
+                    out[i, j, r, t] = np.mean((Ws[r] @ W_star.T) ** 2, axis=0)
     return out
 
 
