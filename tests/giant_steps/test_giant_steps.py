@@ -581,6 +581,7 @@ def test_claim_statements_name_the_equation_numbers():
     labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
     assert labels.index("eq-ch6-neuron-overlap") + 1 == 4
     assert labels.index("eq-ch6-leap2") + 1 == 5
+    assert labels.index("eq-ch6-leap2-norm") + 1 == 6  # "eq. (6.6)" in the printed output
 
 
 # --- the deterministic equivalent (giant_steps_ridge_theory) ----------------------------------
