@@ -203,25 +203,13 @@ def test_no_private_name_across_modules(name):
     assert not bad, f"lecnotes.{name} uses private names of other modules: {bad}"
 
 
-# Chapter modules still within MARGIN lines of the limit, to be split where their ideas split
-# with their chapter's revision (issues 44, 45); the list may only shrink.
-NEAR_LIMIT = {"giant_steps.experiments"}
-
-
 @pytest.mark.parametrize("name", sorted(PATHS))
 def test_module_size(name):
     lines = len(PATHS[name].read_text().splitlines())
     assert lines <= MAX_LINES, f"lecnotes.{name} has {lines} lines (at most {MAX_LINES})"
-    if name not in NEAR_LIMIT:
-        assert lines <= MAX_LINES - MARGIN, (
-            f"lecnotes.{name} has {lines} lines: split it where its ideas split (the limit is "
-            f"{MAX_LINES}, and a module within {MARGIN} lines of it is split, not squeezed)")
-
-
-def test_the_near_limit_list_only_shrinks():
-    near = {n for n, p in PATHS.items() if len(p.read_text().splitlines()) > MAX_LINES - MARGIN}
-    assert near <= NEAR_LIMIT, f"new modules near the limit: {sorted(near - NEAR_LIMIT)}"
-    assert NEAR_LIMIT <= set(PATHS), "a module of NEAR_LIMIT is gone: remove it from the list"
+    assert lines <= MAX_LINES - MARGIN, (
+        f"lecnotes.{name} has {lines} lines: split it where its ideas split (the limit is "
+        f"{MAX_LINES}, and a module within {MARGIN} lines of it is split, not squeezed)")
 
 
 def _toc_lectures() -> list[str]:

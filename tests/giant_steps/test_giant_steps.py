@@ -14,6 +14,9 @@ from lecnotes.core import linalg, overlaps, rmt, stats
 from lecnotes.core import validate as V
 from lecnotes.core.targets import random_orthonormal, single_index, staircase
 from lecnotes.giant_steps import experiments as GS
+from lecnotes.giant_steps import generalisation as GG
+from lecnotes.giant_steps import many_steps as GM
+from lecnotes.giant_steps import procedure as GP
 from lecnotes.giant_steps import ridge_theory as GR
 from lecnotes.giant_steps import theory as GT
 from lecnotes.models import layerwise as LW
@@ -265,7 +268,7 @@ def test_two_phase_against_a_written_out_procedure():
     Xr, yr = rng.standard_normal((30, d)), rng.standard_normal(30) + 1.0
     W0, a0 = _net(p, d, 1)
     Xt = rng.standard_normal((5, d))
-    res = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s)
+    res = GP.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s)
     W = W0
     for Xb, yb in batches:
         W = _relu_step_by_hand(W, a0, Xb, yb, 5.0, s)
@@ -274,7 +277,7 @@ def test_two_phase_against_a_written_out_procedure():
     np.testing.assert_allclose(res.a, a, rtol=1e-8)
     np.testing.assert_allclose(res.predict(Xt), s * np.maximum(Xt @ W.T, 0) @ a, rtol=1e-8)
     # with the linear part removed: steps on residual labels, offset and slope added back
-    res2 = GS.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s, remove_linear=True)
+    res2 = GP.two_phase(W0, a0, batches, (Xr, yr), 5.0, 0.01, scaling=s, remove_linear=True)
 
     def residual(X, y):
         A, B = y.mean(), X.T @ y / len(y)
@@ -289,9 +292,9 @@ def test_two_phase_against_a_written_out_procedure():
     np.testing.assert_allclose(res2.predict(Xt), A + Xt @ B + s * np.maximum(Xt @ W.T, 0) @ a2,
                                rtol=1e-8)
     with pytest.raises(ValueError):
-        GS.two_phase(W0, a0, [], (Xr, yr), 1.0, 0.1)
+        GP.two_phase(W0, a0, [], (Xr, yr), 1.0, 0.1)
     with pytest.raises(ValueError):
-        GS.two_phase(W0, a0, batches, (Xr, yr[:-1]), 1.0, 0.1)
+        GP.two_phase(W0, a0, batches, (Xr, yr[:-1]), 1.0, 0.1)
 
 
 def test_leap2_claim_on_other_seeds():
@@ -423,7 +426,7 @@ def test_fresh_steps_against_a_written_out_loop():
         return Z[:, 0] + Z[:, 0] * Z[:, 1]
 
     d, p, delta, steps = 12, 8, 2, 3
-    out = GS.fresh_steps(target, 2, d, steps, np.random.default_rng(7), "tanh", p=p, delta=delta,
+    out = GM.fresh_steps(target, 2, d, steps, np.random.default_rng(7), "tanh", p=p, delta=delta,
                          eta_bar=1.5)
     rng = np.random.default_rng(7)
     S = random_orthonormal(2, d, rng)
@@ -434,13 +437,13 @@ def test_fresh_steps_against_a_written_out_loop():
         W = LW.giant_step(W, a, X, target(X @ S.T), 1.5 * p, "tanh", scaling=p**-0.5)
         np.testing.assert_allclose(out[t], [*np.mean(_cosines(W, S) ** 2, axis=0),
                                             np.linalg.norm(W) / norm0], rtol=1e-9)
-    sweep = GS.fresh_steps_sweep(target, 2, [d], steps, 2, "tanh", eta_bar=1.5, rng=7, p=p,
+    sweep = GM.fresh_steps_sweep(target, 2, [d], steps, 2, "tanh", eta_bar=1.5, rng=7, p=p,
                                  delta=delta)
-    np.testing.assert_allclose(sweep[1, 0], GS.fresh_steps(
+    np.testing.assert_allclose(sweep[1, 0], GM.fresh_steps(
         target, 2, d, steps, V.stream(7, d, 1), "tanh", p=p, delta=delta,
         eta_bar=1.5))
     # a diverging run: NaN overlaps and an infinite norm after the overflow
-    blow = GS.fresh_steps(target, 2, d, 4, 0, GT.CUBIC, p=p, delta=delta, eta_bar=1e150)
+    blow = GM.fresh_steps(target, 2, d, 4, 0, GT.CUBIC, p=p, delta=delta, eta_bar=1e150)
     assert np.isnan(blow[-1, 0]) and np.isinf(blow[-1, -1])
 
 
@@ -475,7 +478,7 @@ def test_ridge_test_error_against_explicit_ridges():
 
 def test_generalisation_sweep_random_features_column():
     d, p, n_list = 8, 16, [16, 32]
-    runs = GS.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
+    runs = GG.generalisation_sweep(d, p, n_list, 1, rng=5, n_test=200)
     gen = runs.simulated
     assert gen.shape == (1, 2, 3) and np.all(gen > 0)
     assert runs.predicted.shape == (1, 2, 2) and np.all(runs.predicted > 0)
@@ -489,14 +492,14 @@ def test_generalisation_sweep_random_features_column():
 
 
 def test_reference_sweep_small():
-    res = GS.reference_sweep(64, 2, rng=6, d=16, p=32, n_test=500)
+    res = GG.reference_sweep(64, 2, rng=6, d=16, p=32, n_test=500)
     assert res.exact_linear.shape == res.leak_free.shape == (2,)
     rng = V.stream(6, 64, 1)
     S = random_orthonormal(2, 16, rng)
     X = rng.standard_normal((64, 16))
     y = GT.two_direction_target(X @ S.T)
     W0, a0 = _net(32, 16, rng, "gaussian")
-    fit = GS.two_phase(W0, a0, [(X, y)], (X, y), 10 * np.sqrt(64 * 32), 1 / 64,
+    fit = GP.two_phase(W0, a0, [(X, y)], (X, y), 10 * np.sqrt(64 * 32), 1 / 64,
                        scaling=32**-0.5, remove_linear=True)
     Xt = rng.standard_normal((500, 16))
     yt = 0.5 * (_psi_by_hand(Xt @ S[0]) + _psi_by_hand(Xt @ S[1]))
@@ -578,6 +581,7 @@ def test_claim_statements_name_the_equation_numbers():
     labels = re.findall(r"\$\$ \((eq-[^)]*)\)", md)
     assert labels.index("eq-ch6-neuron-overlap") + 1 == 4
     assert labels.index("eq-ch6-leap2") + 1 == 5
+    assert labels.index("eq-ch6-leap2-norm") + 1 == 6  # "eq. (6.6)" in the printed output
 
 
 # --- the deterministic equivalent (giant_steps_ridge_theory) ----------------------------------
@@ -640,7 +644,7 @@ def test_ridge_equivalent_limits():
 def test_staircase_runs_against_networks_giant_step():
     """One step of staircase_runs is layerwise.giant_step (correlation loss), then unit rows."""
     d, p = 12, 8
-    out = GS.staircase_runs([d], 1, steps=1, rng=3, p=p, runs=(("relu", 4), ("cubic", 2)))
+    out = GM.staircase_runs([d], 1, steps=1, rng=3, p=p, runs=(("relu", 4), ("cubic", 2)))
     assert out.shape == (1, 1, 2, 1, 3)
     gen = V.stream(3, d, 0)
     S = random_orthonormal(3, d, gen)

@@ -2,59 +2,102 @@
 
 The notebook ``lectures/06_giant_steps.ipynb`` imports this subpackage. Its modules:
 
-* :mod:`lecnotes.giant_steps.experiments` - the chapter's simulations and sweeps;
-* :mod:`lecnotes.giant_steps.explorer`;
-* :mod:`lecnotes.giant_steps.grading`;
-* :mod:`lecnotes.giant_steps.ridge_theory`;
-* :mod:`lecnotes.giant_steps.theory`;
+* :mod:`lecnotes.giant_steps.procedure` - the chapter's network and the two-phase procedure;
+* :mod:`lecnotes.giant_steps.experiments` - one step: spectra, overlaps, leap 2, two directions;
+* :mod:`lecnotes.giant_steps.many_steps` - fresh steps, the staircase, the symmetric barrier;
+* :mod:`lecnotes.giant_steps.generalisation` - the second layer and the reference setting;
+* :mod:`lecnotes.giant_steps.theory` - closed forms, targets and activations;
+* :mod:`lecnotes.giant_steps.ridge_theory` - the deterministic equivalent of ridge;
+* :mod:`lecnotes.giant_steps.explorer` - the chapter's figures and its interactive explorer;
+* :mod:`lecnotes.giant_steps.grading` - the graded check.
 
-The names of ``experiments`` and the graded checks are exported here; the other
+The names of the experiment modules and the graded checks are exported here; the other
 modules are reached as attributes (``giant_steps.theory``, ...).
 """
 
-from lecnotes.giant_steps import explorer, grading, ridge_theory, theory
+from lecnotes.giant_steps import (
+    experiments,
+    explorer,
+    generalisation,
+    grading,
+    many_steps,
+    procedure,
+    ridge_theory,
+    theory,
+)
 from lecnotes.giant_steps.experiments import (
-    STAIRCASE_RUNS,
-    GeneralisationRuns,
+    Leap2Runs,
+    OneStepComparison,
     OneStepSpectra,
     OneStepSweep,
-    ReferenceRuns,
+    TwoDirectionRuns,
     TwoDirectionSweep,
-    TwoPhaseResult,
-    fresh_steps,
-    fresh_steps_sweep,
-    generalisation_sweep,
+    leap2_runs,
     leap2_sweep,
+    one_step_comparison,
     one_step_spectra,
     one_step_sweep,
-    reference_sweep,
-    staircase_runs,
+    two_direction_runs,
     two_direction_sweep,
-    two_phase,
+)
+from lecnotes.giant_steps.generalisation import (
+    GeneralisationRuns,
+    ReferenceRuns,
+    generalisation_sweep,
+    reference_sweep,
 )
 from lecnotes.giant_steps.grading import (
     check_giant_step,
+)
+from lecnotes.giant_steps.many_steps import (
+    STAIRCASE_RUNS,
+    BarrierRuns,
+    Leap2ManySteps,
+    barrier_runs,
+    fresh_steps,
+    fresh_steps_sweep,
+    leap2_many_steps,
+    staircase_runs,
+)
+from lecnotes.giant_steps.procedure import (
+    TwoPhaseResult,
+    init_network,
+    two_phase,
 )
 
 __all__ = [
     "experiments",
     "explorer",
+    "generalisation",
     "grading",
+    "many_steps",
+    "procedure",
     "ridge_theory",
     "theory",
     "TwoPhaseResult",
+    "init_network",
     "two_phase",
     "OneStepSpectra",
     "one_step_spectra",
     "OneStepSweep",
     "one_step_sweep",
+    "OneStepComparison",
+    "one_step_comparison",
     "leap2_sweep",
+    "Leap2Runs",
+    "leap2_runs",
     "TwoDirectionSweep",
     "two_direction_sweep",
+    "TwoDirectionRuns",
+    "two_direction_runs",
     "fresh_steps",
     "fresh_steps_sweep",
     "STAIRCASE_RUNS",
     "staircase_runs",
+    "BarrierRuns",
+    "barrier_runs",
+    "Leap2ManySteps",
+    "leap2_many_steps",
     "GeneralisationRuns",
     "generalisation_sweep",
     "ReferenceRuns",

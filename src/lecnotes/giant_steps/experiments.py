@@ -1,160 +1,54 @@
-r"""Chapter 6, giant steps: the experiments of the chapter and the two-phase procedure.
+r"""Chapter 6, giant steps: one step, its spectra and overlaps, and their theory beside them.
 
-The chapter's network {eq}`eq-ch6-network` is
-:math:`f(x) = p^{-1/2}\sum_ia_i\sigma(\langle w_i,x\rangle)` with
-:math:`w_i^0\sim N(0,I_d/d)`, :math:`a_i = b_i/\sqrt p`
-(:func:`lecnotes.models.networks.init_params`
-with ``symmetric=False, a_scale=p**-0.5``), trained on the first layer by giant steps
-(:func:`lecnotes.models.layerwise.giant_step`, learning rate
-:func:`lecnotes.giant_steps.theory.giant_step_size`), then on the second by ridge
-(:func:`two_phase`, {prf:ref}`def-ch6-two-phase`). This module holds the procedure and the
-sweeps over seeds and sizes of the chapter, each returning arrays with seeds on axis 0:
-:func:`one_step_spectra`, :func:`one_step_sweep`, :func:`leap2_sweep`,
-:func:`two_direction_sweep`, :func:`fresh_steps` / :func:`fresh_steps_sweep`,
-:func:`staircase_runs`, :func:`generalisation_sweep`, :func:`reference_sweep`. The closed
-forms, targets and activations of the chapter are in :mod:`lecnotes.giant_steps.theory`.
+One giant step of the network of {eq}`eq-ch6-network` (:func:`init_network`) at
+:math:`n=\delta d`: the spike plus bulk of :func:`one_step_spectra`, the overlaps of
+:func:`one_step_sweep` (with their closed forms, :func:`one_step_comparison`), the leap-2
+overlaps of :func:`leap2_sweep` (with eq. {eq}`eq-ch6-leap2`, :func:`leap2_runs`) and the
+two-direction target of :func:`two_direction_sweep` / :func:`two_direction_runs`. Arrays
+have seeds on axis 0, and seed ``s`` at size ``d`` has its own stream
+(:func:`lecnotes.core.validate.stream`). Several steps are in
+:mod:`lecnotes.giant_steps.many_steps`, the second layer in
+:mod:`lecnotes.giant_steps.generalisation`, the procedure in
+:mod:`lecnotes.giant_steps.procedure`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from lecnotes.core import validate as V
-from lecnotes.core.activations import get_activation
 from lecnotes.core.linalg import top_singular
 from lecnotes.core.overlaps import neuron_overlaps, overlap_gram
-from lecnotes.core.targets import random_orthonormal, single_index, staircase
-from lecnotes.giant_steps.ridge_theory import (
-    equivalent_learning_curve,
-    feature_label_moments,
-    ridge_test_error,
-)
+from lecnotes.core.targets import random_orthonormal, single_index
+from lecnotes.giant_steps.procedure import check_callable, check_sizes, init_network
 from lecnotes.giant_steps.theory import (
-    CUBIC,
-    draw_two_direction,
+    OneStepSpike,
     giant_step_size,
+    leap2_neuron_overlap,
+    one_step_neuron_overlap,
+    one_step_spike,
     remove_linear_part,
     two_direction_target,
 )
-from lecnotes.models.layerwise import giant_step, multi_step, ridge_second_layer
-from lecnotes.models.networks import forward, init_params
+from lecnotes.models.layerwise import giant_step
 
 __all__ = [
-    "TwoPhaseResult",
-    "two_phase",
     "OneStepSpectra",
     "one_step_spectra",
     "OneStepSweep",
     "one_step_sweep",
+    "OneStepComparison",
+    "one_step_comparison",
     "leap2_sweep",
+    "Leap2Runs",
+    "leap2_runs",
     "TwoDirectionSweep",
     "two_direction_sweep",
-    "fresh_steps",
-    "fresh_steps_sweep",
-    "STAIRCASE_RUNS",
-    "staircase_runs",
-    "GeneralisationRuns",
-    "generalisation_sweep",
-    "ReferenceRuns",
-    "reference_sweep",
+    "TwoDirectionRuns",
+    "two_direction_runs",
 ]
-
-
-@dataclass(frozen=True)
-class TwoPhaseResult:
-    """Outcome of :func:`two_phase`: first layers after each step and the ridge second layer.
-
-    ``Ws`` the first layer after each step (``W = Ws[-1]`` predicts), ``a`` the ridge second
-    layer, ``offset`` and ``linear`` the constant and linear parts added back to the output
-    (zero unless the linear part of the labels was removed), ``activation`` and ``scaling`` as
-    used for training.
-    """
-
-    Ws: list
-    a: np.ndarray
-    offset: float
-    linear: np.ndarray
-    activation: object = "relu"
-    scaling: object = 1.0
-
-    @property
-    def W(self) -> np.ndarray:
-        """The first layer after the last step, ``Ws[-1]``."""
-        return self.Ws[-1]
-
-    def predict(self, X) -> np.ndarray:
-        r"""Prediction :math:`A+\langle B,x\rangle+f(x;W_T,\hat a)` on the rows of ``X``.
-
-        Parameters
-        ----------
-        X : array_like (n, d)
-
-        Returns
-        -------
-        ndarray (n,)
-        """
-        X = V.finite_array(X, "X", ndim=2)
-        return self.offset + X @ self.linear + forward(self.W, self.a, X, self.activation,
-                                                        self.scaling)
-
-
-def two_phase(W0, a0, batches: Sequence, ridge_batch, eta, lam: float, activation="relu", *,
-              scaling=1.0, loss: str = "square", remove_linear: bool = False,
-              chunk: int | None = None) -> TwoPhaseResult:
-    r"""The two-phase procedure of Dandi et al., {prf:ref}`def-ch6-two-phase`.
-
-    Phase 1: one first-layer gradient step per batch in ``batches`` (fresh batches; the same
-    pair twice is a reused batch), second layer fixed at ``a0``
-    (:func:`lecnotes.models.layerwise.multi_step`). Phase 2: ridge regression of the labels of
-    ``ridge_batch`` on the features :math:`s\,\sigma(XW_T^\top)`
-    (:func:`lecnotes.models.layerwise.ridge_second_layer`; ``lam`` in its convention).
-
-    With ``remove_linear=True`` the empirical constant and linear parts
-    (:func:`remove_linear_part`) are removed from the labels of every batch before it is
-    used, the ridge is fitted on the residual labels of ``ridge_batch``, and the constant and
-    linear parts estimated on ``ridge_batch`` are added back to the prediction: the leap-2
-    protocol of the paper's reference code, with every estimate taken from training data.
-
-    Parameters
-    ----------
-    W0, a0 : array_like
-        Initial first layer (p, d) and second layer (p,).
-    batches : sequence of (X, y) pairs
-        One batch per first-layer step; ``ridge_batch`` the batch of the ridge.
-    ridge_batch : (X, y) pair
-    eta : float or sequence of float
-        Learning rate(s) of the steps; ``lam`` the ridge.
-    lam : float
-    activation, scaling, loss, chunk
-        As in :func:`lecnotes.models.layerwise.giant_step`.
-    remove_linear : bool
-
-    Returns
-    -------
-    TwoPhaseResult
-    """
-    if not isinstance(batches, Sequence) or len(batches) < 1:
-        raise ValueError("batches must be a non-empty sequence of (X, y) pairs")
-    if remove_linear:
-        batches = [(Xb, remove_linear_part(Xb, yb)[0]) for Xb, yb in batches]
-    Ws = multi_step(W0, a0, batches, eta, activation, loss, scaling=scaling, chunk=chunk)
-    Xr, yr = V.data_pair(*ridge_batch)
-    if remove_linear:
-        yr, offset, linear = remove_linear_part(Xr, yr)
-    else:
-        offset, linear = 0.0, np.zeros(Xr.shape[1])
-    a = ridge_second_layer(Ws[-1], Xr, yr, lam, activation, scaling=scaling, chunk=chunk)
-    return TwoPhaseResult(Ws, a, offset, linear, activation, scaling)
-
-
-# --- one step: spectra and overlaps -----------------------------------------------------------
-def _init(p, d, rng, second_layer="sign"):
-    return init_params(p, d, rng=rng, symmetric=False, second_layer=second_layer,
-                       a_scale=p**-0.5)
 
 
 class OneStepSpectra(NamedTuple):
@@ -191,10 +85,15 @@ def one_step_spectra(link, d: int, p: int, delta: int, eta0: float, rng=None,
     -------
     OneStepSpectra
     """
+    check_callable(link, "link")
+    d, p = V.positive_int(d, "d"), V.positive_int(p, "p")
+    delta, eta0 = V.positive_int(delta, "delta"), V.positive_float(eta0, "eta0")
+    if reference_variance is not None:
+        reference_variance = V.positive_float(reference_variance, "reference_variance")
     rng = V.generator(rng)
     n = delta * d
     X, y, _ = single_index(n, d, link, rng=rng)
-    W0, a0 = _init(p, d, rng)
+    W0, a0 = init_network(p, d, rng)
     eta = giant_step_size(p, n, d, eta0)
     W1 = giant_step(W0, a0, X, y, eta, scaling=p**-0.5)
     sv = [np.linalg.svd(M, compute_uv=False) for M in (W0, W1, W1 - W0)]
@@ -246,8 +145,10 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
     -------
     OneStepSweep
     """
-    dims = np.asarray(dims)
-    seeds = V.positive_int(seeds, "seeds")
+    check_callable(link, "link")
+    dims, seeds = check_sizes(dims, "dims"), V.positive_int(seeds, "seeds")
+    delta, eta0 = V.positive_int(delta, "delta"), V.positive_float(eta0, "eta0")
+    p_over_d = V.positive_int(p_over_d, "p_over_d")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     rec = np.zeros((seeds, len(dims), 7))
     for seed in range(seeds):
@@ -255,7 +156,7 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
             gen = V.stream(rng, d_j, seed)
             p_j, n_j = p_over_d * d_j, delta * d_j
             X, y, w_star = single_index(n_j, d_j, link, rng=gen)
-            W0, a0 = _init(p_j, d_j, gen)
+            W0, a0 = init_network(p_j, d_j, gen)
             eta = giant_step_size(p_j, n_j, d_j, eta0)
             W1 = giant_step(W0, a0, X, y, eta, scaling=p_j**-0.5)
             W1_f0 = giant_step(W0, a0, X, y, eta, scaling=p_j**-0.5, loss="correlation")
@@ -286,7 +187,10 @@ def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
     ndarray (seeds, len(dims))
         :math:`\frac1p\sum_i\cos^2(w_i^1, w_\star)`.
     """
+    check_callable(link, "link")
+    dims, ns = check_sizes(dims, "dims"), check_sizes(ns, "ns")
     seeds = V.positive_int(seeds, "seeds")
+    p, eta0 = V.positive_int(p, "p"), V.positive_float(eta0, "eta0")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     if len(dims) != len(ns):
         raise ValueError("dims and ns must have the same length")
@@ -295,7 +199,7 @@ def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
         for j, (d, n) in enumerate(zip(dims, ns, strict=True)):
             gen = V.stream(rng, d, n, s)
             X, y, w_star = single_index(n, d, link, rng=gen)
-            W0, a0 = _init(p, d, gen)
+            W0, a0 = init_network(p, d, gen)
             W1 = giant_step(W0, a0, X, y, giant_step_size(p, n, d, eta0), scaling=p**-0.5)
             out[s, j] = np.mean(neuron_overlaps(W1, w_star) ** 2)
     return out
@@ -332,7 +236,10 @@ def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool,
     -------
     TwoDirectionSweep
     """
+    dims, ns = check_sizes(dims, "dims", minimum=2), check_sizes(ns, "ns")
     seeds = V.positive_int(seeds, "seeds")
+    if len(dims) != len(ns):
+        raise ValueError("dims and ns must have the same length")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     eig = np.zeros((seeds, len(dims), 2))
     first = []
@@ -345,7 +252,7 @@ def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool,
             if remove_linear:
                 y = remove_linear_part(X, y)[0]
             p = 2 * d
-            W0, a0 = _init(p, d, gen)
+            W0, a0 = init_network(p, d, gen)
             W1 = giant_step(W0, a0, X, y, giant_step_size(p, n, d, 10 * np.sqrt(d / p)),
                             scaling=p**-0.5)
             eig[s, j] = np.linalg.eigvalsh(overlap_gram(W1, W_star))[::-1]
@@ -354,243 +261,144 @@ def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool,
     return TwoDirectionSweep(eig, first)
 
 
-# --- several fresh steps ----------------------------------------------------------------------
-def fresh_steps(target: Callable, k: int, d: int, steps: int, rng=None, activation="relu",
-                p: int = 128, delta: int = 8, eta_bar: float = 2.0) -> np.ndarray:
-    r"""Giant steps on fresh batches of :math:`n = \delta d` samples ({prf:ref}`thm-ch6-staircase`).
 
-    From one stream: ``k`` orthonormal directions, the network (signs), then per step a
-    fresh batch of the multi-index ``target`` and a step of :math:`\eta = \bar\eta p`.
+
+# --- the sweeps of the notebook, with their theory ----------------------------------------------
+class OneStepComparison(NamedTuple):
+    """Outcome of :func:`one_step_comparison`: the sweep and its closed forms.
+
+    ``dims`` the dimensions, ``runs`` the :class:`OneStepSweep`; ``neuron_theory`` the
+    limit of the mean neuron overlap ({eq}`eq-ch6-neuron-overlap`); ``spike_theory`` one
+    :class:`~lecnotes.giant_steps.theory.OneStepSpike` per dimension (width
+    ``p_over_d * d``); ``eta_bar`` the step :math:`\\bar\\eta = \\eta/p`.
+    """
+
+    dims: np.ndarray
+    runs: OneStepSweep
+    neuron_theory: float
+    spike_theory: list[OneStepSpike]
+    eta_bar: float
+
+
+def one_step_comparison(link, dims, seeds: int, delta: int, eta0: float,
+                        p_over_d: int = 2, rng=None) -> OneStepComparison:
+    r""":func:`one_step_sweep` beside the limits of {eq}`eq-ch6-neuron-overlap` and the spike.
+
+    The simulated overlaps, spike and update (same streams as :func:`one_step_sweep`) and
+    the closed forms :func:`~lecnotes.giant_steps.theory.one_step_neuron_overlap` and
+    :func:`~lecnotes.giant_steps.theory.one_step_spike` of {prf:ref}`prop-ch6-spike-bulk`
+    at :math:`\bar\eta = \eta_0\sqrt\delta` (which does not depend on ``d``).
 
     Parameters
     ----------
-    target : callable
-        ``target(Z)`` of the projections ``Z`` (n, k).
-    k, d, steps, p, delta : int
-    rng : Generator, int or None
-    activation : str, pair or Activation
-    eta_bar : float
+    link, dims, seeds, delta, eta0, p_over_d, rng
+        As in :func:`one_step_sweep`.
 
     Returns
     -------
-    ndarray (steps, k + 1)
-        Per step, the mean squared overlap with each direction (diagonal of
-        :func:`lecnotes.core.overlaps.overlap_gram`) and :math:`\|W_t\|/\|W_0\|`; after an
-        overflow the overlaps are NaN and the norm inf.
+    OneStepComparison
     """
-    rng = V.generator(rng)
-    W_star = random_orthonormal(k, d, rng)
-    W, a0 = _init(p, d, rng)
-    norm0, out = np.linalg.norm(W), np.full((steps, k + 1), np.nan)
-    out[:, -1] = np.inf
-    with np.errstate(all="ignore"):  # a diverging run must not print warnings
-        for t in range(steps):
-            X = rng.standard_normal((delta * d, d))
-            W = giant_step(W, a0, X, target(X @ W_star.T), eta_bar * p, activation,
-                           scaling=p**-0.5)
-            if not np.all(np.isfinite(W)):
-                break
-            out[t] = [*np.diag(overlap_gram(W, W_star)), np.linalg.norm(W) / norm0]
-    return out
+    runs = one_step_sweep(link, dims, seeds, delta, eta0, p_over_d=p_over_d, rng=rng)
+    dims = check_sizes(dims, "dims")
+    eta_bar = giant_step_size(p_over_d * dims[-1], delta * dims[-1], dims[-1], eta0) / (
+        p_over_d * dims[-1])
+    spikes = [one_step_spike(link, eta_bar, delta, p_over_d * d, d) for d in dims]
+    return OneStepComparison(dims, runs, one_step_neuron_overlap(link, eta_bar, delta), spikes,
+                             eta_bar)
 
 
-def fresh_steps_sweep(target: Callable, k: int, dims, steps: int, seeds: int,
-                      activation="relu", eta_bar: float = 2.0, rng=None, **kw) -> np.ndarray:
-    r""":func:`fresh_steps` over dimensions and seeds ({prf:ref}`thm-ch6-staircase`).
+class Leap2Runs(NamedTuple):
+    """Outcome of :func:`leap2_runs`: seeds x d arrays and eq. {eq}`eq-ch6-leap2` beside them.
 
-    Seed ``s`` at dimension ``d`` uses the stream ``V.stream(rng, d, s)``.
+    ``linear`` at :math:`n = 4d` over ``dims_linear``, ``square`` at :math:`n = d^2` over
+    ``dims_square`` (mean squared neuron overlaps, :func:`leap2_sweep`); ``theory_linear``,
+    ``theory_square`` the formula at the same sizes; ``theory_square_norm`` the formula with
+    the exact squared norm of :math:`w_i^1` ({eq}`eq-ch6-leap2-norm`).
+    """
+
+    linear: np.ndarray
+    square: np.ndarray
+    theory_linear: np.ndarray
+    theory_square: np.ndarray
+    theory_square_norm: np.ndarray
+
+
+def leap2_runs(link, dims_linear, dims_square, seeds_linear: int, seeds_square: int,
+               p: int = 128, eta0: float = 1.0, rng=None) -> Leap2Runs:
+    r"""One step on a leap-2 link at :math:`n = 4d` and :math:`n = d^2`, with {eq}`eq-ch6-leap2`.
+
+    Two calls of :func:`leap2_sweep` with the same ``rng`` (their streams are keyed by
+    :math:`(d, n, s)`, so they never overlap) and
+    :func:`~lecnotes.giant_steps.theory.leap2_neuron_overlap` at
+    :math:`\bar\eta = \eta_0\sqrt{n/d}`.
 
     Parameters
     ----------
-    target, k, steps, activation, eta_bar
-        As in :func:`fresh_steps`.
-    dims : sequence of int
-    seeds : int
-    rng : Generator, int or None
-    **kw
-        ``p``, ``delta`` of :func:`fresh_steps`.
-
-    Returns
-    -------
-    ndarray (seeds, len(dims), steps, k + 1)
-    """
-    seeds = V.positive_int(seeds, "seeds")
-    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
-    return np.array([[fresh_steps(target, k, d, steps, V.stream(rng, d, s),
-                                  activation, eta_bar=eta_bar, **kw) for d in dims]
-                     for s in range(seeds)])
-
-
-STAIRCASE_RUNS = (("cubic", 32), ("relu", 32), ("cubic", 8))
-"""The (activation, sample ratio) of the networks of :func:`staircase_runs`."""
-
-
-def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
-                   eta_bar: float = 2.0, runs=STAIRCASE_RUNS) -> np.ndarray:
-    r"""Fresh giant steps on :math:`z_1+z_1z_2+z_1z_2z_3` with the output under control.
-
-    The protocol of the staircase section ({prf:ref}`thm-ch6-staircase`): per step a fresh
-    batch, one step of the correlation loss (:func:`lecnotes.models.layerwise.giant_step` with
-    ``loss="correlation"``: :math:`w_i \leftarrow w_i+\frac{\bar\eta b_i}{n}\sum_\nu y_\nu
-    \sigma'(\langle w_i,x_\nu\rangle)x_\nu`, which does not involve the output), then every
-    row renormalised to the unit sphere. The networks of ``runs`` (activation ``"cubic"``
-    = :data:`lecnotes.giant_steps.theory.CUBIC` or ``"relu"``, sample ratio
-    :math:`\delta`) start from the same rows and see the first :math:`\delta d` samples of one
-    shared batch per step. Seed ``s`` at dimension ``d`` uses the stream
-    ``V.stream(rng, d, s)``: the directions, the network, then the batches. The products
-    are in single precision (the overlaps are statistical quantities).
-
-    Parameters
-    ----------
-    dims : sequence of int
-    seeds, steps, p : int
-    rng : Generator, int or None
-    eta_bar : float
-    runs : sequence of (str, int)
-
-    Returns
-    -------
-    ndarray (seeds, len(dims), len(runs), steps, 3)
-        Mean squared overlap :math:`\cos^2(w_i^t, w^\star_k)` over neurons, per step and
-        direction.
-    """
-    seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
-    rng, target = V.generator(rng), staircase(3)  # rng: the root of the streams
-    acts = [get_activation(CUBIC if a == "cubic" else a).dsigma for a, _ in runs]
-    deltas = [V.positive_int(delta, "delta") for _, delta in runs]
-    out = np.zeros((seeds, len(dims), len(runs), steps, 3))
-    for s in range(seeds):
-        for j, d in enumerate(dims):
-            gen = V.stream(rng, d, s)
-            W_star = random_orthonormal(3, d, gen).astype(np.float32)
-            W0, a0 = _init(p, d, gen)
-            b = np.sign(a0).astype(np.float32)[:, None]
-            Ws = [(W0 / np.linalg.norm(W0, axis=1, keepdims=True)).astype(np.float32)
-                  for _ in runs]
-            for t in range(steps):
-                X = gen.standard_normal((max(deltas) * d, d), dtype=np.float32)
-                y = target(X @ W_star.T).astype(np.float32)
-                for r, (dsigma, delta) in enumerate(zip(acts, deltas, strict=True)):
-                    Xr, yr = X[: delta * d], y[: delta * d]
-                    G = np.asarray(dsigma(Xr @ Ws[r].T), dtype=np.float32) * yr[:, None]
-                    W = Ws[r] + (eta_bar / len(yr)) * b * (G.T @ Xr)
-                    Ws[r] = W / np.linalg.norm(W, axis=1, keepdims=True)
-                    out[s, j, r, t] = np.mean((Ws[r] @ W_star.T) ** 2, axis=0)
-    return out
-
-
-# --- generalisation and the reference setting -------------------------------------------------
-class GeneralisationRuns(NamedTuple):
-    r"""Outcome of :func:`generalisation_sweep`, seeds on axis 0.
-
-    ``simulated`` (seeds, n, 3): test errors of ridge on the features of :math:`W_0`,
-    :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part;
-    ``predicted`` (seeds, n, 2): the deterministic equivalent of the first two
-    ({prf:ref}`thm-ch6-ridge-equivalent`), conditional on the same :math:`W_0`, :math:`W_1`;
-    ``population`` (seeds, n, 2): the exact population error of the same two fitted ridges
-    (no test-set noise).
-    """
-
-    simulated: np.ndarray
-    predicted: np.ndarray
-    population: np.ndarray
-
-
-def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
-                         n_test: int = 10_000) -> GeneralisationRuns:
-    r"""Test errors of random features, one step, and one step on the leap-2 labels.
-
-    For :func:`two_direction_target` in dimension ``d``, width ``p``: per seed (stream
-    ``V.stream(rng, s)``) the directions, a test set and the network; then for each
-    :math:`n` three fresh batches (step, ridge, validation), one step with the learning rate
-    of the reference code, and :func:`ridge_test_error` on the features of :math:`W_0`,
-    :math:`W_1`, and :math:`W_1` after a step on the labels without their linear part (added
-    back as an offset). Phase 2 of {prf:ref}`def-ch6-two-phase`. Beside each of the first two,
-    the deterministic equivalent of the same ridge on the same features
-    (:func:`lecnotes.giant_steps.ridge_theory.equivalent_learning_curve`), which draws no
-    random numbers.
-
-    Parameters
-    ----------
-    d, p, seeds, n_test : int
-    n_list : sequence of int
+    link : callable
+    dims_linear, dims_square : sequence of int
+        Dimensions of the two batch-size laws.
+    seeds_linear, seeds_square, p : int
+    eta0 : float
     rng : Generator, int or None
 
     Returns
     -------
-    GeneralisationRuns
+    Leap2Runs
     """
-    seeds = V.positive_int(seeds, "seeds")
-    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
-    gen_err = np.zeros((seeds, len(n_list), 3))
-    pred, pop = np.zeros((seeds, len(n_list), 2)), np.zeros((seeds, len(n_list), 2))
-    for seed in range(seeds):
-        gen = V.stream(rng, seed)
-        W_star = random_orthonormal(2, d, gen)
-        test = draw_two_direction(n_test, W_star, gen)
-        W0, a0 = _init(p, d, gen)
-        M0 = feature_label_moments(W0, W_star, two_direction_target, p**-0.5)
-        pred[seed, :, 0] = equivalent_learning_curve(M0, n_list)
-        for j, n_j in enumerate(n_list):
-            step, batch, val = (draw_two_direction(n_j, W_star, gen) for _ in range(3))
-            eta = giant_step_size(p, n_j, d, 10 * np.sqrt(d / p))
-            W1 = giant_step(W0, a0, *step, eta, scaling=p**-0.5)
-            W1_l2 = giant_step(W0, a0, step[0], remove_linear_part(*step)[0], eta,
-                               scaling=p**-0.5)
-            _, A, B = remove_linear_part(*batch)
-            M1 = feature_label_moments(W1, W_star, two_direction_target, p**-0.5)
-            (e0, pop[seed, j, 0]), (e1, pop[seed, j, 1]) = (ridge_test_error(
-                W, batch, val, test, p, moments=M) for W, M in ((W0, M0), (W1, M1)))
-            gen_err[seed, j] = [e0, e1, ridge_test_error(W1_l2, batch, val, test, p,
-                                                         lambda Z, A=A, B=B: A + Z @ B)]
-            pred[seed, j, 1] = equivalent_learning_curve(M1, [n_j])[0]
-    return GeneralisationRuns(gen_err, pred, pop)
+    dl, ds = check_sizes(dims_linear, "dims_linear"), check_sizes(dims_square, "dims_square")
+    p, eta0 = V.positive_int(p, "p"), V.positive_float(eta0, "eta0")
+    seeds_linear = V.positive_int(seeds_linear, "seeds_linear")
+    seeds_square = V.positive_int(seeds_square, "seeds_square")
+    lin = leap2_sweep(link, dl, 4 * dl, seeds_linear, p=p, eta0=eta0, rng=rng)
+    sq = leap2_sweep(link, ds, ds**2, seeds_square, p=p, eta0=eta0, rng=rng)
+    th_lin = [leap2_neuron_overlap(link, eta0 * 2.0, 4 * d, d) for d in dl]
+    th_sq = [leap2_neuron_overlap(link, eta0 * np.sqrt(d), d**2, d) for d in ds]
+    th_norm = [leap2_neuron_overlap(link, eta0 * np.sqrt(d), d**2, d, exact_norm=True)
+               for d in ds]
+    return Leap2Runs(lin, sq, np.array(th_lin), np.array(th_sq), np.array(th_norm))
 
 
-class ReferenceRuns(NamedTuple):
-    """Outcome of :func:`reference_sweep`: test errors, one per seed.
+class TwoDirectionRuns(NamedTuple):
+    """Outcome of :func:`two_direction_runs`, keyed ``"4d"`` (raw labels, :math:`n = 4d`) and
+    ``"4d2"`` (linear part removed, :math:`n = 4d^2`).
 
-    ``exact_linear``: with the exact linear part of the target added back (what the
-    reference code's test-set estimate tends to); ``leak_free``: with the linear part
-    estimated on the training batch (:meth:`TwoPhaseResult.predict`).
+    ``dims`` the dimensions, ``eigenvalues`` (seeds, len(dims), 2) of :math:`Q` per key,
+    ``snapshot`` the (p, 2) neuron overlaps of seed 0 at ``snapshot_d`` per key.
     """
 
-    exact_linear: np.ndarray
-    leak_free: np.ndarray
+    dims: dict
+    eigenvalues: dict
+    snapshot: dict
 
 
-def reference_sweep(n: int, seeds: int, rng=None, d: int = 512, p: int = 1024,
-                    n_test: int = 20_000) -> ReferenceRuns:
-    r"""The reference setting of Dandi et al.: :func:`two_phase` with the linear part removed.
+def two_direction_runs(dims_raw, dims_leap, seeds: int, snapshot_d: int = 64,
+                       rng=None) -> TwoDirectionRuns:
+    r""":func:`two_direction_sweep` at :math:`n = 4d` (raw) and :math:`n = 4d^2` (leap 2).
 
-    :func:`two_direction_target`, Gaussian second layer, one step with
-    :math:`\eta = 10\sqrt{np}`, ridge :math:`1/n` on the same batch
-    ({prf:ref}`def-ch6-two-phase`). Seed ``s`` uses the stream ``V.stream(rng, n, s)``.
+    The specialisation experiment of {prf:ref}`thm-ch6-leap`: both calls take the same
+    ``rng`` (streams keyed by :math:`(d, n, s)`).
 
     Parameters
     ----------
-    n, seeds, d, p, n_test : int
+    dims_raw, dims_leap : sequence of int
+        Dimensions at :math:`n = 4d` and at :math:`n = 4d^2`; both contain ``snapshot_d``.
+    seeds, snapshot_d : int
     rng : Generator, int or None
 
     Returns
     -------
-    ReferenceRuns
+    TwoDirectionRuns
     """
-    seeds = V.positive_int(seeds, "seeds")
-    rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
-    out = np.zeros((seeds, 2))
-    for s in range(seeds):
-        gen = V.stream(rng, n, s)
-        W_star = random_orthonormal(2, d, gen)
-        X = gen.standard_normal((n, d))
-        y = two_direction_target(X @ W_star.T)
-        W0, a0 = _init(p, d, gen, second_layer="gaussian")
-        res = two_phase(W0, a0, [(X, y)], (X, y), 10 * np.sqrt(n * p), 1.0 / n,
-                        scaling=p**-0.5, remove_linear=True, chunk=8192)
-        Xt = gen.standard_normal((n_test, d))
-        yt = two_direction_target(Xt @ W_star.T)
-        exact_linear = Xt @ (W_star[0] + W_star[1]) / 2
-        net = forward(res.W, res.a, Xt, "relu", p**-0.5)
-        leak_free = res.offset + Xt @ res.linear + net     # res.predict(Xt), one forward pass
-        out[s] = np.mean((exact_linear + net - yt) ** 2), np.mean((leak_free - yt) ** 2)
-    return ReferenceRuns(out[:, 0], out[:, 1])
+    dims = {"4d": check_sizes(dims_raw, "dims_raw", minimum=2),
+            "4d2": check_sizes(dims_leap, "dims_leap", minimum=2)}
+    snapshot_d = V.positive_int(snapshot_d, "snapshot_d")
+    for key, dd in dims.items():
+        if snapshot_d not in dd:
+            raise ValueError(f"snapshot_d = {snapshot_d} must be one of the dimensions of "
+                             f"{'dims_raw' if key == '4d' else 'dims_leap'}")
+    batch = {"4d": 4 * dims["4d"], "4d2": 4 * dims["4d2"] ** 2}
+    runs = {key: two_direction_sweep(dd, batch[key], seeds, remove_linear=key == "4d2",
+                                     rng=rng) for key, dd in dims.items()}
+    eig = {key: r.eigenvalues for key, r in runs.items()}
+    snap = {key: r.first_seed[list(dims[key]).index(snapshot_d)] for key, r in runs.items()}
+    return TwoDirectionRuns(dims, eig, snap)

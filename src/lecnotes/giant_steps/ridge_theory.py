@@ -99,6 +99,7 @@ def ridge_test_error(W, batch, val, test, p: int, offset: Callable | None = None
     -------
     float, or (float, float) with ``moments``
     """
+    p = V.positive_int(p, "p")
     if offset is None:
         def offset(Z):
             return 0.0
@@ -135,6 +136,7 @@ def relu_feature_covariance(W, scaling: float = 1.0) -> np.ndarray:
     ndarray (p, p)
     """
     W = V.finite_array(W, "W", ndim=2)
+    scaling = V.positive_float(scaling, "scaling")
     r = np.linalg.norm(W, axis=1)
     if np.any(r == 0):
         raise ValueError("every row of W must be non-zero")
@@ -181,6 +183,7 @@ def feature_label_moments(W, W_star, target: Callable, scaling: float = 1.0,
     """
     W = V.finite_array(W, "W", ndim=2)
     W_star = V.finite_array(W_star, "W_star", ndim=2)
+    scaling = V.positive_float(scaling, "scaling")
     k = W_star.shape[0]
     if k not in (1, 2) or W_star.shape[1] != W.shape[1]:
         raise ValueError(f"W_star must have shape (1 or 2, {W.shape[1]}), got {W_star.shape}")
@@ -255,7 +258,10 @@ def equivalent_learning_curve(moments: FeatureMoments, n_list, lams=RIDGES) -> n
     -------
     ndarray (len(n_list),)
     """
+    if isinstance(n_list, (str, bytes)) or not np.iterable(n_list) or not len(n_list):
+        raise ValueError(f"n_list must be a non-empty sequence of integers >= 1, got {n_list!r}")
+    n_list = [V.positive_int(n, "n_list") for n in n_list]
     om, beta2 = _spectrum(moments)
     lams = [V.positive_float(lam, "lam") for lam in lams]
-    return np.array([min(_equivalent(om, beta2, moments.y2, V.positive_int(int(n), "n"), lam)
-                         for lam in lams) for n in n_list])
+    return np.array([min(_equivalent(om, beta2, moments.y2, n, lam) for lam in lams)
+                     for n in n_list])

@@ -173,14 +173,18 @@ def draw_two_direction(m: int, W_star, rng):
     ----------
     m : int
     W_star : ndarray (2, d)
-    rng : Generator
+    rng : Generator, int or None
 
     Returns
     -------
     X : ndarray (m, d)
     y : ndarray (m,)
     """
-    Xs = rng.standard_normal((m, W_star.shape[1]))
+    m = V.positive_int(m, "m")
+    W_star = V.finite_array(W_star, "W_star", ndim=2)
+    if W_star.shape[0] != 2:
+        raise ValueError(f"W_star must have 2 rows (directions), got {W_star.shape[0]}")
+    Xs = V.generator(rng).standard_normal((m, W_star.shape[1]))
     return Xs, two_direction_target(Xs @ W_star.T)
 
 
@@ -364,7 +368,8 @@ def one_step_neuron_overlap(link, eta_bar: float, delta: float, activation="relu
     return float(num / math.sqrt(den))
 
 
-def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu") -> float:
+def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu",
+                         exact_norm: bool = False) -> float:
     r"""Mean squared overlap :math:`\mathbb E[\cos^2(w_i^1,w_\star)]` after one step, leap-2 link.
 
     {eq}`eq-ch6-leap2`, for a centred link with :math:`c_1 = 0` and neurons with
@@ -382,6 +387,13 @@ def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu"
     :math:`C/d` (**the step learns nothing**); with :math:`n=\delta_2d^2` and the giant-step
     rate :math:`\bar\eta=\eta_0\sqrt{n/d}` it tends to a :math:`d`-independent constant.
 
+    With ``exact_norm`` the denominator is the squared norm of :math:`w_i^1` itself
+    ({eq}`eq-ch6-leap2-norm`): :math:`1-z^2/d` for the part of :math:`w_i^0` orthogonal to
+    :math:`w_\star`, the fluctuation orthogonal to :math:`w_\star`,
+    :math:`\bar\eta^2\mathbb E[\varphi^2]m_2(d-1)/n`, plus the numerator (the squared
+    component along :math:`w_\star`, whose cross term :math:`2\bar\eta ba\,z^2/d` the
+    leading form drops). Same limit, smaller at finite :math:`d`.
+
     Parameters
     ----------
     link : callable or str
@@ -390,6 +402,8 @@ def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu"
         :math:`\eta/p`.
     n, d : int
     activation : str or pair
+    exact_norm : bool, default False
+        Use the exact squared norm of :math:`w_i^1` in the denominator.
 
     Returns
     -------
@@ -409,11 +423,15 @@ def leap2_neuron_overlap(link, eta_bar: float, n: int, d: int, activation="relu"
     noise = eta_bar**2 * ey2g2 * mo.m2 / n
     base = 1 + eta_bar**2 * ey2 * mo.m2 * d / n
 
+    perp = eta_bar**2 * ey2 * mo.m2 * (d - 1) / n  # the fluctuation orthogonal to w*
+
     def cos2(z):
         out = 0.0
         for b in (1.0, -1.0):
-            out = out + 0.5 * ((z * z / d) * (1 + eta_bar * b * a) ** 2 + noise) / (
-                base + eta_bar**2 * a * a * z * z / d)
+            num = (z * z / d) * (1 + eta_bar * b * a) ** 2 + noise
+            den = (1 - z * z / d + perp + num if exact_norm
+                   else base + eta_bar**2 * a * a * z * z / d)
+            out = out + 0.5 * num / den
         return out
 
     return float(gaussian_expectation(cos2))
@@ -534,7 +552,10 @@ def steps_to_level(curves, level: float = 0.2) -> np.ndarray:
     -------
     ndarray (...)
     """
+    level = V.positive_float(level, "level")
     curves = np.asarray(curves, dtype=float)
+    if curves.ndim < 1 or curves.shape[-1] < 1:
+        raise ValueError("curves must have at least one step on its last axis")
     flat = curves.reshape(-1, curves.shape[-1])
     out = np.full(flat.shape[0], np.nan)
     for i, c in enumerate(flat):
