@@ -184,3 +184,53 @@ def test_taylor_exponents_rows_and_first_step_figure():
     plt.close(fig)
     with pytest.raises(ValueError, match="ratio"):
         explorer.first_step_figure(sizes, ratio[:, :2], -0.4, step, 60)
+
+
+def test_edge_attribution_iid_surrogate_is_first_order():
+    """The iid residual of the step's norm widens the bulk by about sqrt(1 + tau); the parts
+    are finite, one value per seed; bad sizes and ranks are ValueErrors."""
+    N, alpha = 200, 0.35
+    got = studies.edge_attribution(N, alpha, 3, rng=1)
+    assert got.iid.shape == got.rows.shape == got.actual.shape == (3,)
+    tau = N ** (2 * alpha - 1) * (1 - np.exp(-1))
+    assert got.first_order == pytest.approx(np.sqrt(1 + tau))
+    assert np.all(got.iid > 1) and np.all(got.actual > 1)
+    assert abs(got.iid.mean() - got.first_order) < 0.3 * (got.first_order - 1)
+    with pytest.raises(ValueError, match="seeds"):
+        studies.edge_attribution(N, alpha, 1)
+    with pytest.raises(ValueError, match="ranks"):
+        studies.edge_attribution(N, alpha, 2, ranks=(50, 10))
+    with pytest.raises(ValueError, match="N"):
+        studies.edge_attribution(1.5, alpha, 2)
+
+
+def test_power_localisation_against_direct_and_limits():
+    """Participation ratios of a^(k+1) as the direct formula; for k = 1 the mean of 1/PR is
+    close to the ratio of expectations' 105/(9N) (law of large numbers: E a^8 / N (E a^4)^2)."""
+    got = studies.power_localisation(2000, 40, 2, rng=3)
+    assert got.gaussian.shape == got.bounded.shape == (40, 2)
+    a = V.stream(V.generator(3), 0).standard_normal((40, 2000))[0]
+    assert got.gaussian[0, 0] == pytest.approx(rmt.localisation(a**2))
+    assert np.mean(1 / got.gaussian[:, 0]) == pytest.approx(105 / (9 * 2000), rel=0.1)
+    np.testing.assert_allclose(got.expectation, [SP.effective_neurons(k, 2000) for k in (2, 3)])
+    assert np.all(np.median(got.bounded, 0) > np.median(got.gaussian, 0))  # light tails
+    with pytest.raises(ValueError, match="draws"):
+        studies.power_localisation(100, 0)
+
+
+def test_outlier_localisation_reuses_the_simulations_layers():
+    """Seed r's second layer is that of simulate_two_step_counts (same stream): the overlaps of
+    the power basis are those of the simulation's vectors."""
+    from lecnotes.two_steps import phase
+
+    N = 120
+    loc = phase.outlier_localisation(N, 0.25, [0.4], 2, rng=11)
+    assert loc.powers.shape == (2, 3) and loc.vectors.shape == (2, 1, 6)
+    root = V.generator(11)
+    rng = V.stream(root, 0)
+    single_index(N, N, "linear", rng=rng)
+    _, a = networks.init_params(N, N, rng=rng, symmetric=False, second_layer="gaussian")
+    assert loc.powers[0, 0] == pytest.approx(rmt.localisation(a**2))
+    assert np.all((loc.vectors >= 1) & (loc.vectors <= N))
+    with pytest.raises(ValueError, match="alphas2"):
+        phase.outlier_localisation(N, 0.25, [0.6], 1)

@@ -7,6 +7,7 @@ claims read:
 
 * :func:`first_step_spectrum` and :func:`null_spectra`: :math:`W_1` after one step and the
   spectra of :math:`W_0` that calibrate the margin ({prf:ref}`prop-ch7-rank-one`);
+  :func:`edge_attribution`: what widens the bulk of :math:`W_1` beyond first order;
 * :func:`one_step_study` and :func:`one_step_curves`: spike counts, positions and alignments of
   the features after one step against the theorem and the finite-:math:`N` calculation
   ({prf:ref}`thm-ch7-one-step-spikes`, {eq}`eq-ch7-square-bbp`);
@@ -14,7 +15,8 @@ claims read:
   ({eq}`eq-ch7-feature-taylor`, {eq}`eq-ch7-second-taylor`);
 * :func:`two_step_study`, :func:`added_outliers`, :func:`match_fraction`: the phase diagram of
   two steps counted against spike-free nulls ({prf:ref}`thm-ch7-two-step-outliers`,
-  {eq}`eq-ch7-null`);
+  {eq}`eq-ch7-null`); :func:`power_localisation`: the realised participation ratio of the
+  powers of a second layer;
 * :func:`stein_curves`, :func:`reuse_runs`, :func:`fresh_decay_ratio`: the reused batch and its
   effective preprocessing ({eq}`eq-ch7-reuse-preprocessing`).
 
@@ -34,17 +36,22 @@ from lecnotes.core import validate as V
 from lecnotes.core.activations import SINCOS
 from lecnotes.core.linalg import singular_values
 from lecnotes.core.rmt import BulkEdge, fit_bulk_edge, null_margin, outlier_counts
-from lecnotes.core.targets import HE3, single_index
+from lecnotes.core.targets import single_index
 from lecnotes.models.layerwise import multi_step
 from lecnotes.models.networks import init_params
 from lecnotes.two_steps import theory as SP
 from lecnotes.two_steps.experiments import (
-    ReuseResult,
     simulate_one_step_spikes,
-    simulate_reuse,
     taylor_strengths,
 )
+from lecnotes.two_steps.finite_size import (
+    EdgeAttribution,
+    PowerLocalisation,
+    edge_attribution,
+    power_localisation,
+)
 from lecnotes.two_steps.phase import simulate_two_step_counts
+from lecnotes.two_steps.reuse import SteinCurves, fresh_decay_ratio, reuse_runs, stein_curves
 from lecnotes.two_steps.theory import check_alpha
 
 __all__ = [
@@ -67,6 +74,10 @@ __all__ = [
     "stein_curves",
     "reuse_runs",
     "fresh_decay_ratio",
+    "EdgeAttribution",
+    "edge_attribution",
+    "PowerLocalisation",
+    "power_localisation",
 ]
 
 
@@ -444,112 +455,3 @@ def match_fraction(counts, theory) -> MatchFraction:
     bound = p0 + stats.t_factor(pairs.size) * np.sqrt(p0 * (1 - p0) / pairs.size)
     return MatchFraction(hit, p0, float(bound))
 
-
-class SteinCurves(NamedTuple):
-    """Outcome of :func:`stein_curves`, dicts keyed by (activation, exact): the Stein
-    coefficients ``mu`` over ``cs`` and the preprocessings ``T`` over ``y`` at c = 1."""
-
-    cs: np.ndarray
-    mu: dict
-    y: np.ndarray
-    T: dict
-
-
-def stein_curves(cs, y, delta: float, activations=("tanh", "relu")) -> SteinCurves:
-    r"""Stein coefficient and effective preprocessing of a reused batch, exact and simplified.
-
-    {eq}`eq-ch7-reuse-preprocessing` for the :math:`\mathrm{He}_3/\sqrt6` target, with the
-    exact own-label term :math:`c\,y\,\sigma'(z)` and the simplified :math:`c\,y`.
-
-    Parameters
-    ----------
-    cs : array_like
-        Step constants :math:`c > 0`.
-    y : array_like
-        Labels where :math:`T(y)` is evaluated (at :math:`c = 1`).
-    delta : float
-        Sample ratio.
-    activations : sequence of str
-
-    Returns
-    -------
-    SteinCurves
-    """
-    cs = V.finite_array(cs, "cs", ndim=1)
-    if cs.size == 0 or np.any(cs <= 0):
-        raise ValueError("cs must be a non-empty 1-d array of positive step constants")
-    y = V.finite_array(y, "y", ndim=1)
-    delta = V.positive_float(delta, "delta")
-    keys = [(act, exact) for act in activations for exact in (True, False)]
-    mu = {(act, ex): np.array([SP.reuse_stein_coefficient(HE3, act, c, delta, self_factor=ex)
-                               for c in cs]) for act, ex in keys}
-    T = {(act, ex): SP.reuse_preprocessing(act, 1.0, delta, self_factor=ex)(y)
-         for act, ex in keys}
-    return SteinCurves(cs, mu, y, T)
-
-
-def reuse_runs(dims: Sequence[int], delta: float, p: int, c: float, configs, seeds: dict,
-               *, rng: int = 21) -> dict:
-    r"""Reused against fresh second batches for several (activation, link) configurations.
-
-    {eq}`eq-ch7-reuse-preprocessing`: configuration ``i`` of ``configs`` runs
-    :func:`lecnotes.two_steps.experiments.simulate_reuse` with the seed ``rng + i``.
-
-    Parameters
-    ----------
-    dims : sequence of int
-    delta : float
-    p : int
-        Width.
-    c : float
-        Step constant.
-    configs : sequence of (str, str or None)
-        (activation, link) pairs, link None for the :math:`\mathrm{He}_3` target.
-    seeds : dict
-        Number of seeds by link.
-    rng : int, default 21
-
-    Returns
-    -------
-    dict
-        :class:`~lecnotes.two_steps.experiments.ReuseResult` by configuration.
-    """
-    dims = _sizes(dims, "dims")
-    if len(configs) == 0:
-        raise ValueError("configs must hold at least one (activation, link) pair")
-    rng = V.positive_int(rng, "rng", minimum=0)
-    out: dict[tuple, ReuseResult] = {}
-    for i, (act, link) in enumerate(configs):
-        if link not in seeds:
-            raise ValueError(f"seeds must give a number of seeds for the link {link!r}")
-        out[(act, link)] = simulate_reuse(dims, delta, p, c, seeds[link], activation=act,
-                                          link=link, rng=rng + i)
-    return out
-
-
-def fresh_decay_ratio(fresh, dims) -> tuple[float, float]:
-    r"""Ratio of :math:`d\,\mathrm{overlap}^2` at the largest and smallest ``d``, with its error.
-
-    One for an overlap :math:`\propto d^{-1/2}` (the fresh batch of
-    {eq}`eq-ch7-reuse-preprocessing`), ``dims[-1] / dims[0]`` for an order-one overlap; the
-    standard error by the delta method.
-
-    Parameters
-    ----------
-    fresh : array_like (seeds, dims)
-        Overlaps of the fresh arm.
-    dims : sequence of int
-
-    Returns
-    -------
-    (float, float)
-        Ratio and standard error.
-    """
-    dims = _sizes(dims, "dims")
-    fresh = V.finite_array(fresh, "fresh", ndim=2)
-    if fresh.shape[1] != dims.size or fresh.shape[0] < 2:
-        raise ValueError(f"fresh must have shape (seeds >= 2, {dims.size}), got {fresh.shape}")
-    dq = dims * fresh**2
-    (m_hi, se_hi), (m_lo, se_lo) = (stats.mean_and_error(dq[:, j]) for j in (-1, 0))
-    r = m_hi / m_lo
-    return float(r), float(r * np.hypot(se_hi / m_hi, se_lo / m_lo))
