@@ -171,7 +171,6 @@ def test_cell_length_counts_every_written_line():
 CELLS_PENDING = {
     "00_setting",
     "01_mean_field_vs_ntk",
-    "07_two_steps",
 }
 
 

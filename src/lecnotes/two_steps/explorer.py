@@ -10,6 +10,11 @@ widget :func:`two_step_explorer`. The controls are the two exponents :math:`\alp
 :math:`1+\Lambda` of outliers of :math:`W_2`, the simulated count, and the top singular values
 of :math:`W_2` at the chosen cell against the threshold set by its spike-free null
 ({eq}`eq-ch7-null`).
+
+The module also draws the chapter's static figures (:func:`first_step_figure`,
+:func:`one_step_figure`, :func:`taylor_figure`, :func:`phase_figure`, :func:`stein_figure`,
+:func:`reuse_figure`) from the named results of :mod:`lecnotes.two_steps.studies`: it is the
+chapter's one module that imports the plotting of the book tier.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lecnotes.book import plotting
 from lecnotes.book.explorer import build_explorer
 from lecnotes.core import linalg, rmt, stats
 from lecnotes.core import validate as V
@@ -37,6 +43,12 @@ __all__ = [
     "two_step_count_panel",
     "two_step_figure",
     "two_step_explorer",
+    "first_step_figure",
+    "one_step_figure",
+    "taylor_figure",
+    "phase_figure",
+    "stein_figure",
+    "reuse_figure",
 ]
 
 TWO_STEP_A1 = (0.05, 0.15, 0.25, 0.32, 0.40)
@@ -278,3 +290,239 @@ def two_step_explorer(states=None):
         return two_step_figure(st, values["alpha1"], values["alpha2"], fig), st
 
     return build_explorer(controls, draw)
+
+
+# The static figures of the chapter, drawn from the named results of
+# :mod:`lecnotes.two_steps.studies` (this is the chapter's book-facing module).
+
+
+def _figure(ncols: int, height: float, **kw):
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(1, ncols, figsize=(7.5, height), layout="constrained", **kw)
+
+
+def first_step_figure(sizes, ratio, slope_theory: float, step, N: int):
+    r"""The first update is nearly rank one ({prf:ref}`prop-ch7-rank-one`).
+
+    Left: :math:`s_2/s_1` of the update against :math:`N` with the predicted slope; right: the
+    singular values of :math:`W_1` against the Marchenko-Pastur law of :math:`W_0`.
+
+    Parameters
+    ----------
+    sizes : array_like
+    ratio : ndarray (seeds, sizes)
+    slope_theory : float
+    step : lecnotes.two_steps.studies.FirstStep
+    N : int
+        The size of ``step``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    sizes = np.asarray(sizes)
+    ratio = V.finite_array(ratio, "ratio", ndim=2)
+    if ratio.shape[1] != sizes.size:
+        raise ValueError(f"ratio must have shape (seeds, {sizes.size}), got {ratio.shape}")
+    N = V.positive_int(N, "N")
+    fig, axes = _figure(2, 3.2)
+    plotting.errorbar_over_seeds(axes[0], sizes, ratio, label="$s_2/s_1$, simulation")
+    axes[0].plot(sizes, ratio.mean(0)[0] * (sizes / sizes[0]) ** slope_theory, "k--", lw=1,
+                 label=r"slope $-1/2$ + that of $E\max_j|a_j|$")
+    axes[0].set(xscale="log", yscale="log", xlabel="$N = n = d$",
+                ylabel="$s_2/s_1$ of the update", title="first update")
+    plotting.log_ticks(axes[0], sizes)
+    plotting.log_ticks(axes[0], [0.12, 0.15, 0.2, 0.25], axis="y")
+    grid = np.linspace(0.01, 2.05, 300)
+    axes[1].hist(step.s, bins=60, density=True, color="#bbbbbb",
+                 label="singular values of $W_1$")
+    axes[1].plot(grid, rmt.gaussian_singular_value_density(grid, N, N), "k-", lw=1.2,
+                 label="Marchenko-Pastur ($W_0$)")
+    axes[1].axvline(step.bulk.edge, color=plotting.PALETTE[0], ls="--", lw=1.2,
+                    label="fitted edge")
+    axes[1].plot([step.s[0]], [0.05], "v", color=plotting.PALETTE[1], ms=9, label="outlier")
+    axes[1].set(xlabel="singular value", ylabel="density", title=r"$W_1$, $\alpha_1 = 0.3$")
+    fig.legend(loc="outside lower center", ncol=3)
+    return fig
+
+
+def one_step_figure(study, curves, alphas):
+    r"""Spike counts, positions and alignments after one step ({prf:ref}`thm-ch7-one-step-spikes`).
+
+    Left: counts (theorem, finite-:math:`N` lines, simulation); middle: positions at the largest
+    size against the damped and undamped strengths ({eq}`eq-ch7-square-bbp`); right: the
+    alignments of the top two spikes with :math:`\mathrm{He}_1`, :math:`\mathrm{He}_2`.
+
+    Parameters
+    ----------
+    study : lecnotes.two_steps.studies.OneStepStudy
+    curves : lecnotes.two_steps.studies.OneStepCurves
+    alphas : array_like
+        The study's exponents.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    alphas = V.finite_array(alphas, "alphas", ndim=1)
+    sizes = list(study.sims)
+    top, grid = sizes[-1], curves.grid
+    fig, axes = _figure(3, 3.0)
+    axes[0].step(grid, SP.one_step_spike_count(grid), "k-", where="mid", lw=1.2,
+                 label="theorem")
+    for i, n in enumerate(sizes):
+        col = plotting.PALETTE[i]
+        axes[0].step(grid, curves.counts[n], "-", where="mid", color=col, lw=1, alpha=0.7)
+        plotting.errorbar_over_seeds(axes[0], alphas + 0.005 * (i - 1), study.counts[n],
+                                     ls="", color=col, label=f"N = {n}: simulated; line: finite N")
+    axes[0].set(xlabel=r"$\alpha$", ylabel="number of spikes", ylim=(-0.3, 8.5), title="counts")
+    for r in range(min(2, study.counts[top].shape[0])):
+        for j, a_ in enumerate(alphas):
+            m = study.counts[top][r, j]
+            axes[1].plot([a_] * m, study.sims[top].s[r, j, :m], "o", color=plotting.PALETTE[2],
+                         ms=4)
+    axes[1].plot(grid, curves.positions, "-", color="k", lw=1)
+    axes[1].plot(grid, curves.taylor, "--", color="#888888", lw=1)
+    axes[1].axhline(study.fin.threshold[-1], color="#888888", lw=0.8, ls=":")
+    axes[1].set(xlabel=r"$\alpha$", ylabel="singular value", title=f"positions, $N = {top}$")
+    al = study.sims[top].align.mean(0)
+    axes[2].plot(alphas, al[:, 0, 0], "o-", color=plotting.PALETTE[3],
+                 label=r"1st vs $\mathrm{He}_1$")
+    axes[2].plot(alphas, al[:, 1, 1], "s-", color=plotting.PALETTE[4],
+                 label=r"2nd vs $\mathrm{He}_2$")
+    axes[2].set(xlabel=r"$\alpha$", ylabel="alignment", ylim=(0, 1.02), title=f"$N = {top}$")
+    axes[1].plot([], [], "k-", label="finite-N positions")
+    axes[1].plot([], [], "--", color="#888888", label="Taylor-term sizes")
+    fig.legend(loc="outside lower center", ncol=3, fontsize=9)
+    return fig
+
+
+def taylor_figure(sizes, exponents):
+    r"""Sizes of the Taylor terms per unit step against :math:`N` with the predicted slopes.
+
+    {eq}`eq-ch7-feature-taylor` (left) and {eq}`eq-ch7-second-taylor` (right).
+
+    Parameters
+    ----------
+    sizes : array_like
+    exponents : lecnotes.two_steps.studies.TaylorExponents
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    sizes = np.asarray(sizes)
+    fig, axes = _figure(2, 3.2, sharey=True)
+    for ax, kind in zip(axes, ["features", "second step"], strict=True):
+        for _, k, th, v in (r for r in exponents.rows if r[0] == kind):
+            c = plotting.PALETTE[k]
+            lab = f"k = {k}" if kind == "second step" else None
+            plotting.errorbar_over_seeds(ax, sizes, v, color=c, label=lab)
+            ax.plot(sizes, v.mean(0)[-1] * (sizes / sizes[-1]) ** th, "--", color=c, lw=1)
+        ax.set(xscale="log", yscale="log", xlabel="$N = n = d$", title=kind)
+        plotting.log_ticks(ax, sizes)
+    axes[0].set_ylabel("size of the k-th term per unit step")
+    axes[1].plot([], [], "k--", lw=1, label="predicted slope")
+    fig.legend(loc="outside lower center", ncol=5)
+    return fig
+
+
+def phase_figure(study, alphas1, alphas2, N: int):
+    r"""The phase diagram of two steps: theorem and both second layers
+    ({prf:ref}`thm-ch7-two-step-outliers`), three panels of :func:`two_step_count_panel`.
+
+    Parameters
+    ----------
+    study : lecnotes.two_steps.studies.TwoStepStudy
+    alphas1, alphas2 : array_like
+    N : int
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    N = V.positive_int(N, "N")
+    panels = [("theorem", study.theory), (f"Gaussian layer, N = {N}", study.mean["gaussian"]),
+              (f"bounded layer, N = {N}", study.mean["uniform"])]
+    vmax = max(M.max() for _, M in panels)
+    fig, axes = _figure(3, 2.9, sharey=True)
+    for ax, (title, M) in zip(axes, panels, strict=True):
+        im = two_step_count_panel(ax, M, alphas1, alphas2, vmax, title)
+    axes[0].set_ylabel(r"$\alpha_1$")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="outliers of $W_2$")
+    return fig
+
+
+def stein_figure(curves, runs):
+    r"""Effective preprocessing :math:`T(y)/y` and Stein coefficient of a reused batch
+    ({eq}`eq-ch7-reuse-preprocessing`), exact and simplified own-label term, with the simulated
+    component along :math:`w_\star` at :math:`c = 1`.
+
+    Parameters
+    ----------
+    curves : lecnotes.two_steps.studies.SteinCurves
+    runs : dict
+        :func:`lecnotes.two_steps.studies.reuse_runs` (its He_3 configurations).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = _figure(2, 3.3)
+    y = curves.y
+    for i, act in enumerate(("tanh", "relu")):
+        col = plotting.PALETTE[i]
+        for exact, ls in ((True, "-"), (False, ":")):
+            lab = f"{act}, " + ("exact" if exact else "simplified") + " own-label term"
+            S = np.divide(curves.T[(act, exact)], y, out=np.full_like(y, np.nan), where=y != 0)
+            axes[0].plot(y, S, ls, color=col, label=lab)
+            axes[1].plot(curves.cs, curves.mu[(act, exact)], ls, color=col)
+        along = runs[(act, None)].reuse.along[:, -1]
+        axes[1].errorbar([1.0], [along.mean()], yerr=[along.std(ddof=1) / np.sqrt(along.size)],
+                         fmt="o", color=col, capsize=3, label=f"{act}, simulation")
+    axes[0].set(xlabel="$y$", ylabel="$T(y)/y$", title="effective preprocessing")
+    axes[1].axhline(0, color="#888888", lw=0.8)
+    axes[1].set(xlabel="$c$ ($\\eta = c\\,p\\,\\delta$)", ylabel=r"$\mu_T = E[T(Y)G]$",
+                title=r"Stein coefficient, $\mathrm{He}_3/\sqrt{6}$")
+    fig.legend(loc="outside lower center", ncol=3)
+    return fig
+
+
+def reuse_figure(dims, runs):
+    r"""Overlap of what the second step adds, reused against fresh batch, over :math:`d`
+    ({eq}`eq-ch7-reuse-preprocessing`): the He_3 target (left) and the two-direction one.
+
+    Parameters
+    ----------
+    dims : array_like
+    runs : dict
+        :func:`lecnotes.two_steps.studies.reuse_runs` of the four configurations.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    dims = np.asarray(dims)
+    titles = (r"$\mathrm{He}_3(\langle w_\star,x\rangle)/\sqrt{6}$",
+              r"$(z_1+\mathrm{He}_3(z_2)/\sqrt{6})/\sqrt{2}$, direction $w_2$")
+    fig, axes = _figure(2, 3.4, sharey=True)
+    for ax, link, title in zip(axes, (None, "two-direction"), titles, strict=True):
+        first = link is None
+        for i, act in enumerate(("tanh", "relu")):
+            res, x, col = runs[(act, link)], dims * (1 + 0.03 * i), plotting.PALETTE[i]
+            plotting.errorbar_over_seeds(ax, x, res.reuse.new, color=col,
+                                         label=f"{act}, reused" * first)
+            plotting.errorbar_over_seeds(ax, x, res.fresh.new, ls="--", color=col,
+                                         label=f"{act}, fresh" * first)
+        if first:
+            plotting.errorbar_over_seeds(ax, dims * 1.06, runs[("relu", None)].reuse.overlap,
+                                         ls=":", color=plotting.PALETTE[1], marker="x",
+                                         label="relu, reused, whole update")
+        ax.plot(dims, 2.5 * dims**-0.5, color="#888888", lw=1, label="slope $-1/2$" * first)
+        ax.set(xscale="log", yscale="log", xlabel="$d$", title=title)
+        plotting.log_ticks(ax, dims)
+        plotting.log_ticks(ax, [0.02, 0.05, 0.1, 0.2, 0.5], axis="y")
+    axes[0].set_ylabel("overlap")
+    fig.legend(loc="outside lower center", ncol=3)
+    return fig

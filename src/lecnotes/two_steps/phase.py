@@ -18,12 +18,14 @@ from scipy.sparse.linalg import svds
 from lecnotes.core import validate as V
 from lecnotes.core.activations import SINCOS, get_activation
 from lecnotes.core.linalg import top_singular_vectors
+from lecnotes.core.rmt import localisation
 from lecnotes.core.targets import single_index
 from lecnotes.models.layerwise import multi_step
 from lecnotes.models.networks import init_params
 from lecnotes.two_steps.theory import check_alpha
 
-__all__ = ["power_basis", "TwoStepSpectra", "simulate_two_step_counts", "outlier_alignment"]
+__all__ = ["power_basis", "TwoStepSpectra", "simulate_two_step_counts", "outlier_alignment",
+           "OutlierLocalisation", "outlier_localisation"]
 
 
 def power_basis(a, kmax: int) -> np.ndarray:
@@ -199,3 +201,64 @@ def outlier_alignment(N: int, alpha1: float, alpha2: float, seeds: int, *, k: in
             Vt = top_singular_vectors(W2, k)[1]
             out[r, c] = np.abs(Vt @ w)
     return out
+
+
+class OutlierLocalisation(NamedTuple):
+    r"""Outcome of :func:`outlier_localisation` (seeds on axis 0).
+
+    ``powers`` (seeds, kmax) the participation ratio of :math:`a^{\circ(k+1)}`,
+    :math:`k = 1..k_{\max}`, of each seed's second layer; ``vectors`` (seeds, A2, 6) that of the
+    six top left singular vectors of :math:`W_2` at each :math:`\alpha_2`.
+    """
+
+    powers: np.ndarray
+    vectors: np.ndarray
+
+
+def outlier_localisation(N: int, alpha1: float, alphas2, seeds: int, *, kmax: int = 3,
+                         link="linear", second_layer: str = "gaussian",
+                         rng=None) -> OutlierLocalisation:
+    r"""On how many neurons the second layer's powers and the outliers of :math:`W_2` live.
+
+    The participation ratio :math:`(\sum_jv_j^2)^2/\sum_jv_j^4`
+    (:func:`lecnotes.core.rmt.localisation`; :math:`N/3` for a Gaussian vector, 1 for one
+    neuron) of the realised :math:`a^{\circ(k+1)}`, the left vector of the :math:`k`-th term of
+    {eq}`eq-ch7-second-taylor`, and of the top left singular vectors of :math:`W_2`
+    ({prf:ref}`thm-ch7-two-step-outliers`). Seed ``r`` draws exactly what seed ``r`` of
+    :func:`simulate_two_step_counts` with the same ``rng`` draws (reused batch), so these are
+    the second layers and matrices of that simulation.
+
+    Parameters
+    ----------
+    N : int
+    alpha1 : float
+    alphas2 : array_like
+        Exponents in :math:`[0, 1/2)`.
+    seeds, kmax : int
+    link : str or callable
+    second_layer : {"gaussian", "uniform"}
+    rng : Generator, int or None
+        Seed ``r`` uses the stream ``V.stream(rng, r)``.
+
+    Returns
+    -------
+    OutlierLocalisation
+    """
+    N = V.positive_int(N, "N", minimum=10)
+    seeds = V.positive_int(seeds, "seeds")
+    kmax = V.positive_int(kmax, "kmax")
+    a1 = float(check_alpha(alpha1, "alpha1"))
+    al2 = check_alpha(np.atleast_1d(alphas2), "alphas2")
+    root = V.generator(rng)
+    powers, vectors = np.empty((seeds, kmax)), np.empty((seeds, al2.size, 6))
+    for r in range(seeds):
+        rng = V.stream(root, r)
+        X, y, _ = single_index(N, N, link, rng=rng)
+        W0, a = _second_layer(N, rng, second_layer)
+        powers[r] = [localisation(a ** (k + 1)) for k in range(1, kmax + 1)]
+        W1, W2u = multi_step(W0, a, [(X, y), (X, y)], [N**a1, 1.0], SINCOS, "correlation",
+                             scaling=N**-0.5)
+        for j, a2 in enumerate(al2):
+            U = top_singular_vectors(W1 + N**a2 * (W2u - W1), 6)[0]
+            vectors[r, j] = [localisation(U[:, i]) for i in range(6)]
+    return OutlierLocalisation(powers, vectors)
