@@ -76,11 +76,23 @@ def test_scale_summary_compares_each_claim_and_lists_the_runs(tmp_path, monkeypa
     assert rows["drift"]["verdict"] == "widens" and not rows["drift"]["passed_2"]
     assert rows["bound"]["verdict"] == "other" and rows["gone"]["verdict"] == "missing"
     assert summary["runs"] == [{"chapter": "00_x", "scale": 2.0, "seconds": 61.0,
-                                "peak_mb": 900, "returncode": 0}]
+                                "cpu_seconds": None, "peak_mb": 900, "returncode": 0}]
     text = "\n".join(robustness.scale_section({**summary, "notes": {"00_x:drift": "a 1/d term"}}))
     assert "1 tighten, 0 hold, 1 widen" in text
     assert "| `00_x:drift` | 0.1 | 1.5 | no | a 1/d term |" in text
-    assert "| 00_x | 2 | 61 | 900 | ok |" in text
+    assert "| 00_x | 2 | - | 61 | 900 | ok |" in text
+
+
+def test_the_sources_of_a_lecture_are_its_notebook_its_chapter_and_the_shared_tiers(tmp_path):
+    sweep = load_tool("sweep")
+    lectures = sorted((robustness.notebooks.ROOT / "lectures").glob("0[0-9]_*.ipynb"))
+    digests = {p.stem: sweep.sources_digest(p) for p in lectures[:3]}
+    assert len(set(digests.values())) == 3  # each lecture has its own sources
+    copy = tmp_path / lectures[0].name
+    copy.write_text(lectures[0].read_text())
+    assert sweep.sources_digest(copy) == digests[lectures[0].stem]
+    copy.write_text(lectures[0].read_text().replace("import", "import ", 1))
+    assert sweep.sources_digest(copy) != digests[lectures[0].stem]
 
 
 def test_a_written_task_is_done_until_the_sources_change(tmp_path):

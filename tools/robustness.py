@@ -158,8 +158,8 @@ def summarise_scale(root: int, scale: float) -> dict:
         base = folder(root, s) / "tasks"
         for meta in sorted(base.glob("*.json")) if base.is_dir() else []:
             info = json.loads(meta.read_text())
-            runs.append({"chapter": meta.stem, "scale": s,
-                         "seconds": info.get("seconds"), "peak_mb": info.get("peak_mb"),
+            runs.append({"chapter": meta.stem, "scale": s, "seconds": info.get("seconds"),
+                         "cpu_seconds": info.get("cpu_seconds"), "peak_mb": info.get("peak_mb"),
                          "returncode": info.get("returncode")})
     from lecnotes.chapters import scale_notes
 
@@ -259,8 +259,9 @@ def scale_section(summary: dict) -> list[str]:
         f"{scale:g}: every chapter's dimensions, and the sizes tied to them, grow by "
         f"{scale:g} (`lecnotes.core.scale`, except where a chapter caps a size and says so), "
         "while the number of seeds and the rules of the tolerances stay. For a claim against "
-        "a number (an `approx` claim), the distance is |measured - expected| in units of its "
-        f"tolerance at scale 1, at both scales: it *tightens* if the distance falls by more "
+        "a number (an `approx` claim), the distance is the absolute difference of the measured "
+        "and the expected value in units of its tolerance at scale 1, at both scales: it "
+        "*tightens* if the distance falls by more "
         f"than {WIDEN:g}, *widens* if it grows by more than {WIDEN:g}, and *holds* otherwise. "
         "A statement about the limit should tighten or hold; one that widens is either a "
         "finite-size effect its chapter names or a finding.",
@@ -275,11 +276,14 @@ def scale_section(summary: dict) -> list[str]:
         lines.append(f"- **recorded at one scale only**: {counts['missing']}")
     runs = summary.get("runs", [])
     if runs:
-        lines += ["", "| chapter | scale | seconds | peak memory (MB) | status |",
-                  "|---|---|---|---|---|"]
+        lines += ["", "Per execution: the kernel's CPU time (which does not depend on the load of "
+                  "the machine), the wall time of the task, and the kernel's peak memory.", "",
+                  "| chapter | scale | CPU (s) | wall (s) | peak memory (MB) | status |",
+                  "|---|---|---|---|---|---|"]
         for run in sorted(runs, key=lambda x: (x["chapter"], x["scale"])):
             status = "ok" if run["returncode"] == 0 else "error"
-            lines.append(f"| {run['chapter']} | {run['scale']:g} | {_fmt(run['seconds'])} | "
+            lines.append(f"| {run['chapter']} | {run['scale']:g} | "
+                         f"{_fmt(run.get('cpu_seconds'))} | {_fmt(run['seconds'])} | "
                          f"{_fmt(run['peak_mb'])} | {status} |")
     notes = summary.get("notes", {})
     widening = [r for r in rows if r["verdict"] == "widens" or (r["passed_1"]

@@ -20,9 +20,10 @@ Where the tasks run (:func:`connect`):
 
 A task lost with its worker is run again on another one (the scheduler's own rescheduling, up
 to ``distributed.scheduler.allowed-failures`` times); a task whose record is already written for
-the current sources (same package digest) is skipped, so a re-run after an interruption does
-only what is left (``fresh=True`` to redo everything). A progress line (tasks done, failed,
-time left) and the dashboard's address are printed.
+the current sources of its lecture (:func:`sources_digest`: the notebook, its chapter's
+subpackage and the shared tiers) is skipped, so a re-run after an interruption, or after an
+edit of one chapter, does only what is left (``fresh=True`` to redo everything). A progress
+line (tasks done, failed, time left) and the dashboard's address are printed.
 
 :func:`run_serial` executes the same tasks one after another in this process, with no Dask:
 the reference the cluster's results are tested against (tests/test_sweep.py).
@@ -98,8 +99,10 @@ def _execute(path: Path) -> int:
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     for err in errors:
         print(f"ERROR {err.get('ename')}: {err.get('evalue')}"[:500])
-    # the kernel is this process's child, reaped at shutdown: its peak is RUSAGE_CHILDREN's
-    print(f"{PEAK_TAG} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}", flush=True)
+    # the kernel is this process's child, reaped at shutdown: its peak memory and its CPU
+    # time are RUSAGE_CHILDREN's (the CPU time does not depend on how loaded the machine is)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"{PEAK_TAG} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime:.1f}", flush=True)
     return 1 if errors else 0
 
 
@@ -108,7 +111,8 @@ def run_task(task: Task) -> dict:
 
     Returns a dict with ``task`` (the :class:`Task` as a dict), ``record`` (the lecture's claim
     record: ``chapter``, ``provenance``, ``claims``; ``None`` if the lecture recorded nothing),
-    ``returncode``, ``seconds``, ``peak_mb``, ``host`` and ``output`` (the last lines).
+    ``returncode``, ``seconds`` (wall), ``cpu_seconds`` and ``peak_mb`` (the kernel's CPU time
+    and peak resident memory), ``host`` and ``output`` (the last lines).
     """
     path = Path(task.path)
     with tempfile.TemporaryDirectory(prefix="lecnotes-sweep-") as tmp:
@@ -122,10 +126,37 @@ def run_task(task: Task) -> dict:
         record_path = Path(tmp) / f"{path.stem}.json"
         record = json.loads(record_path.read_text()) if record_path.is_file() else None
     output = proc.stdout + proc.stderr
-    peak = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith(PEAK_TAG)]
+    usage = [line.split() for line in proc.stdout.splitlines() if line.startswith(PEAK_TAG)]
     return {"task": asdict(task), "record": record, "returncode": proc.returncode,
-            "seconds": round(seconds, 1), "peak_mb": round(int(peak[-1]) / 1024) if peak else None,
+            "seconds": round(seconds, 1),
+            "peak_mb": round(int(usage[-1][1]) / 1024) if usage else None,
+            "cpu_seconds": float(usage[-1][2]) if usage else None,
             "host": os.uname().nodename, "output": output[-3000:]}
+
+
+SHARED = ("core", "models", "book", "__init__.py")
+"""The parts of ``lecnotes`` every lecture depends on."""
+
+
+def sources_digest(path) -> str:
+    """A short SHA-256 digest of what a lecture's execution depends on: the notebook, the
+    shared tiers of ``lecnotes`` (:data:`SHARED`) and its chapter's subpackage (from
+    :data:`lecnotes.chapters.CHAPTERS`; none for a notebook outside the chapter map)."""
+    import hashlib
+
+    from lecnotes.chapters import CHAPTERS
+
+    path = Path(path)
+    package = Path(claims.__file__).resolve().parents[1]
+    parts = list(SHARED) + [ch.subpackage for ch in CHAPTERS if ch.notebook == path.stem]
+    files = [path]
+    for part in parts:
+        target = package / part
+        files += sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def _done(task: Task, out: Path, digest: str) -> bool:
@@ -219,8 +250,8 @@ def sweep(todo: list[Task], out: Path, client, *, fresh: bool = False, stream=No
     from distributed import as_completed
 
     out = Path(out)
-    digest = claims.package_digest()
-    pending = [t for t in todo if fresh or not _done(t, out, digest)]
+    digests = {t.path: sources_digest(t.path) for t in todo}
+    pending = [t for t in todo if fresh or not _done(t, out, digests[t.path])]
     stream = stream or sys.stdout
     stream.write(f"sweep: {len(pending)} task(s) to run, {len(todo) - len(pending)} already done; "
                  f"dashboard {client.dashboard_link}\n")
@@ -230,7 +261,7 @@ def sweep(todo: list[Task], out: Path, client, *, fresh: bool = False, stream=No
     results = []
     for future in as_completed(futures):
         result = future.result()
-        write(result, out, digest)
+        write(result, out, digests[result["task"]["path"]])
         results.append(result)
         progress.update(result)
         future.release()
@@ -241,13 +272,13 @@ def sweep(todo: list[Task], out: Path, client, *, fresh: bool = False, stream=No
 def run_serial(todo: list[Task], out: Path, *, fresh: bool = False, stream=None) -> list[dict]:
     """The same tasks one after another in this process (no Dask): the reference path."""
     out = Path(out)
-    digest = claims.package_digest()
-    pending = [t for t in todo if fresh or not _done(t, out, digest)]
+    digests = {t.path: sources_digest(t.path) for t in todo}
+    pending = [t for t in todo if fresh or not _done(t, out, digests[t.path])]
     progress = Progress(len(pending), stream)
     results = []
     for task in pending:
         result = run_task(task)
-        write(result, out, digest)
+        write(result, out, digests[task.path])
         results.append(result)
         progress.update(result)
     progress.close()
