@@ -5,6 +5,7 @@ The notebook ``lectures/01_mean_field_vs_ntk.ipynb`` imports this subpackage. It
 * :mod:`lecnotes.mean_field_vs_ntk.experiments` - the chapter's simulations and sweeps;
 * :mod:`lecnotes.mean_field_vs_ntk.capacity`;
 * :mod:`lecnotes.mean_field_vs_ntk.explorer`;
+* :mod:`lecnotes.mean_field_vs_ntk.figures` - the chapter's multi-panel figures;
 * :mod:`lecnotes.mean_field_vs_ntk.grading`;
 * :mod:`lecnotes.mean_field_vs_ntk.theory`;
 
@@ -12,7 +13,7 @@ The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``mean_field_vs_ntk.theory``, ...).
 """
 
-from lecnotes.mean_field_vs_ntk import capacity, explorer, grading, theory
+from lecnotes.mean_field_vs_ntk import capacity, explorer, figures, grading, theory
 from lecnotes.mean_field_vs_ntk.experiments import (
     BUDGET_KEYS,
     MovementResult,
@@ -42,6 +43,7 @@ __all__ = [
     "experiments",
     "capacity",
     "explorer",
+    "figures",
     "grading",
     "theory",
     "path_norm",
