@@ -166,23 +166,12 @@ def test_cell_length_counts_every_written_line():
     assert physical_lines("f(\n    1,\n    2,\n)\n\nx = 1  # c\n# only a comment\n") == 6
 
 
-# Lectures whose cells are still being cut to size (issue 38); a lecture leaves this set when
-# its cells meet the rule, and the set may only shrink.
-CELLS_PENDING = {
-    "00_setting",
-    "01_mean_field_vs_ntk",
-}
-
-
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
 def test_notebook_cells_are_short(path):
     """No code cell over 25 non-blank lines (hidden cells too), at least 85% at most 15."""
     lengths = cell_lengths(path)
     long = [i for i, n in enumerate(lengths) if n > 25]
     short = sum(n <= 15 for n in lengths) / len(lengths)
-    if path.stem in CELLS_PENDING:
-        assert long or short < 0.85, f"{path.stem} meets the rule: remove it from CELLS_PENDING"
-        pytest.xfail(f"{path.stem}: cells still being cut to size (issue 38)")
     assert not long, f"{path.name}: code cells {long} have more than 25 lines"
     assert short >= 0.85, f"{path.name}: only {short:.0%} of code cells have at most 15 lines"
 

@@ -106,3 +106,26 @@ def test_krr_barrier_sweep_extends_by_seed():
     assert list(n_list) == [8, 16] and vals.shape == (3, 2, 2)
     np.testing.assert_array_equal(vals[:2], barrier[4][1][:, 1:])
     assert vals[2, 1, 0] == pytest.approx(M.krr_point(4, 16, 2, rng=0)[0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: M.movement_sweep(0, 16, [8], 0.05, 0.5, seeds=1, rng=0),
+    lambda: M.movement_sweep(4, 16, [8], -0.05, 0.5, seeds=1, rng=0),
+    lambda: M.movement_sweep(4, 16, [8], 0.05, 0.5, seeds=1, rng=None),
+    lambda: M.rademacher_linear_sweep([5, 1.5], [3]),
+    lambda: M.rademacher_linear_sweep([5], [3], n_mc=1),
+    lambda: M.norm_budget_sweep(4, 8, [2], float("nan"), 0.5, seeds=1),
+    lambda: M.norm_budget_sweep(4, 8, [0], 0.1, 0.5, seeds=1),
+    lambda: M.krr_point(4, 0, 0),
+    lambda: M.krr_point(4, 8, -1),
+    lambda: M.krr_barrier_sweep({}, seeds=1),
+    lambda: M.krr_barrier_sweep({8: 16}, seeds=0),
+    lambda: M.with_seeds({}, {}),
+    lambda: M.c2_scaling_exponent({8: (np.array([8]), np.ones((1, 1, 2)))}, 8, 16),
+    lambda: M.c2_linear_fits({}),
+    lambda: M.barrier_window({8: (np.array([32]), np.ones((1, 1, 2)))}, 2),
+    lambda: M.risk_at_d_squared([]),
+])
+def test_bad_input_is_a_value_error(call):
+    with pytest.raises(ValueError):
+        call()

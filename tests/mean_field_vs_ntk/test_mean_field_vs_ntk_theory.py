@@ -124,3 +124,17 @@ def test_reduction_sweep_gap_shrinks_with_width():
     assert gap[1] < gap[0] / 2
     with pytest.raises(ValueError):
         T.reduced_start(np.ones((3, 4)), np.ones(3), np.eye(4)[0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: T.payoff_runs([16], seeds=0),
+    lambda: T.payoff_runs([16.5], seeds=1),
+    lambda: T.payoff_runs([16], seeds=1, lam=-1.0),
+    lambda: T.chaos_sweep(0, 16, [8], inits=2, steps=1),
+    lambda: T.chaos_sweep(4, 16, [8], inits=2, steps=1, eta0=float("nan")),
+    lambda: T.reduction_sweep([1.5], seeds=1, steps=1),
+    lambda: T.reduction_sweep([8], seeds=1, steps=0),
+])
+def test_sweeps_refuse_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -98,3 +98,17 @@ def test_coefficient_decay_fit_recovers_laws():
     assert geo.coef[0] == pytest.approx(np.log(0.5)) and geo.rms < 1e-10
     with pytest.raises(ValueError):
         S.coefficient_decay_fit(c, np.arange(5, 30), law="power")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: S.stein_sweep("tanh", 0, 10, 2),
+    lambda: S.stein_sweep("tanh", 5, 1.5, 2),
+    lambda: S.quadratic_moment_sweep(5, -1, 2),
+    lambda: S.staircase_sweep(5, 1.5, 2),
+    lambda: S.coefficient_decay_fit(np.ones(12), [1.5, 2, 3, 4, 5]),
+    lambda: S.coefficient_decay_fit(np.ones(12), [1, 2, 3, 4, 5], law="power"),
+    lambda: S.random_direction_overlaps(float("nan"), 3),
+])
+def test_bad_input_is_a_value_error(call):
+    with pytest.raises(ValueError):
+        call()

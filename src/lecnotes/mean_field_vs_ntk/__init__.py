@@ -3,8 +3,10 @@
 The notebook ``lectures/01_mean_field_vs_ntk.ipynb`` imports this subpackage. Its modules:
 
 * :mod:`lecnotes.mean_field_vs_ntk.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.mean_field_vs_ntk.budgets` - closed-form predictions of the norms a fit costs;
 * :mod:`lecnotes.mean_field_vs_ntk.capacity`;
 * :mod:`lecnotes.mean_field_vs_ntk.explorer`;
+* :mod:`lecnotes.mean_field_vs_ntk.figures` - the chapter's multi-panel figures;
 * :mod:`lecnotes.mean_field_vs_ntk.grading`;
 * :mod:`lecnotes.mean_field_vs_ntk.theory`;
 
@@ -12,7 +14,7 @@ The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``mean_field_vs_ntk.theory``, ...).
 """
 
-from lecnotes.mean_field_vs_ntk import capacity, explorer, grading, theory
+from lecnotes.mean_field_vs_ntk import budgets, capacity, explorer, figures, grading, theory
 from lecnotes.mean_field_vs_ntk.experiments import (
     BUDGET_KEYS,
     MovementResult,
@@ -40,8 +42,10 @@ from lecnotes.mean_field_vs_ntk.grading import (
 
 __all__ = [
     "experiments",
+    "budgets",
     "capacity",
     "explorer",
+    "figures",
     "grading",
     "theory",
     "path_norm",

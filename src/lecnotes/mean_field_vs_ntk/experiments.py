@@ -63,6 +63,22 @@ __all__ = [
 ]
 
 
+def _int_sizes(values, name: str, minimum: int = 1) -> list:
+    """A non-empty sequence of integers >= ``minimum`` (ints, or floats of integer value)."""
+    arr = V.finite_array(values, name, ndim=1)
+    if arr.size < 1 or np.any(arr < minimum) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a non-empty sequence of integers >= {minimum}, "
+                         f"got {values!r}")
+    return [int(v) for v in arr]
+
+
+def _sweep_dict(barrier, name: str = "barrier") -> dict:
+    if not isinstance(barrier, dict) or not barrier:
+        raise ValueError(f"{name} must be a non-empty dict d -> (n_list, values) of "
+                         "krr_barrier_sweep")
+    return barrier
+
+
 class MovementResult(NamedTuple):
     """Width sweep of :func:`movement_sweep`; arrays have the seeds on axis 0."""
 
@@ -113,6 +129,10 @@ def movement_sweep(d: int, n: int, widths, eps: float, eta0: float, seeds: int,
     """
     widths = [V.positive_int(m, "width") for m in widths]
     seeds = V.positive_int(seeds, "seeds")
+    d, n = V.positive_int(d, "d"), V.positive_int(n, "n")
+    eps, eta0 = V.positive_float(eps, "eps"), V.positive_float(eta0, "eta0")
+    steps, n_test = V.positive_int(steps, "steps"), V.positive_int(n_test, "n_test")
+    rng = V.positive_int(rng, "rng", minimum=0)  # an integer base seed (see above)
     move = {sc: np.empty((seeds, len(widths))) for sc in ("ntk", "mf")}
     gap = {sc: np.empty((seeds, len(widths))) for sc in ("ntk", "mf")}
     reached = np.zeros((seeds, 2, len(widths)), dtype=bool)
@@ -177,6 +197,9 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
     -------
     RademacherResult
     """
+    ns, dims = _int_sizes(ns, "ns"), _int_sizes(dims, "dims")
+    B, z = V.positive_float(B, "B"), V.positive_float(z, "z")
+    n_mc = V.positive_int(n_mc, "n_mc", minimum=2)
     values, inside = {}, np.zeros((len(dims), len(ns)), dtype=bool)
     for i, d in enumerate(dims):
         rows = []
@@ -269,6 +292,10 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
     NormBudgetResult
     """
     seeds = V.positive_int(seeds, "seeds")
+    d, m, steps = V.positive_int(d, "d"), V.positive_int(m, "m", minimum=2), V.positive_int(
+        steps, "steps")
+    kappas = _int_sizes(kappas, "kappas")
+    eps, eta0 = V.positive_float(eps, "eps"), V.positive_float(eta0, "eta0")
     values = {k: np.zeros((seeds, len(kappas))) for k in BUDGET_KEYS}
     flags = np.zeros((seeds, len(kappas), 2, 2), dtype=bool)
     for s in range(seeds):
@@ -303,6 +330,8 @@ def krr_point(d: int, n: int, seed: int, lam: float = 1e-8, rng=None):
     -------
     (risk, c2) : tuple of float
     """
+    d, n = V.positive_int(d, "d"), V.positive_int(n, "n")
+    seed, lam = V.positive_int(seed, "seed", minimum=0), V.positive_float(lam, "lam")
     gen = V.stream(rng, d, n, seed)
     X, y, w_star = single_index(n, d, target, rng=gen)
     alpha = kernel_ridge(relu_ntk(X) / d, y, lam)
@@ -331,8 +360,14 @@ def krr_barrier_sweep(largest_n: dict, seeds: int, rng=None, n_min: int = 1,
     dict
         d -> (n_list, values) with values of shape (seeds, len(n_list), 2): risk, c2.
     """
+    if not isinstance(largest_n, dict) or not largest_n:
+        raise ValueError("largest_n must be a non-empty dict d -> largest n")
+    seeds, first_seed = V.positive_int(seeds, "seeds"), V.positive_int(first_seed, "first_seed",
+                                                                       minimum=0)
+    n_min = V.positive_int(n_min, "n_min")
     out = {}
     for d, n_max in largest_n.items():
+        d, n_max = V.positive_int(d, "largest_n keys"), V.positive_int(n_max, "largest_n values")
         n_list = d * 2 ** np.arange(int(np.log2(n_min)), int(np.log2(n_max // d)) + 1)
         out[d] = (n_list, np.array([[krr_point(d, n, s, rng=rng) for n in n_list]
                                      for s in range(first_seed, first_seed + seeds)]))
@@ -353,6 +388,9 @@ def with_seeds(barrier: dict, extra: dict) -> dict:
     dict
         ``{d: (n_list, values)}`` at ``extra``'s sizes, ``barrier``'s seeds first.
     """
+    barrier, extra = _sweep_dict(barrier), _sweep_dict(extra, "extra")
+    if not set(extra) <= set(barrier):
+        raise ValueError("extra must hold only dimensions of barrier")
     return {d: (nl, np.concatenate([barrier[d][1][:, np.isin(barrier[d][0], nl)], v]))
             for d, (nl, v) in extra.items()}
 
@@ -382,6 +420,10 @@ def c2_scaling_exponent(barrier: dict, d_lo: int, d_hi: int, max_ratio: float = 
     -------
     ndarray (seeds,)
     """
+    barrier = _sweep_dict(barrier)
+    if d_lo not in barrier or d_hi not in barrier or d_hi <= d_lo:
+        raise ValueError(f"d_lo < d_hi must be dimensions of barrier, got {d_lo}, {d_hi}")
+    max_ratio, n_min = V.positive_float(max_ratio, "max_ratio"), V.positive_int(n_min, "n_min")
     (n_lo, v_lo), (n_hi, v_hi) = barrier[d_lo], barrier[d_hi]
     if v_lo.shape[0] != v_hi.shape[0]:
         raise ValueError("both dimensions need the same seeds")
@@ -423,6 +465,8 @@ def c2_linear_fits(barrier: dict, max_ratio: float = 0.25, n_min: int = 4) -> np
     ndarray (seeds, 2)
         Slope and intercept of each seed.
     """
+    barrier = _sweep_dict(barrier)
+    max_ratio, n_min = V.positive_float(max_ratio, "max_ratio"), V.positive_int(n_min, "n_min")
     seeds = next(iter(barrier.values()))[1].shape[0]
     x = np.concatenate([n_list / d**2 for d, (n_list, v) in barrier.items()])
     ratio_nd = np.concatenate([n_list / d for d, (n_list, v) in barrier.items()])
@@ -455,6 +499,10 @@ def barrier_window(barrier: dict, index: int, max_ratio: float = 1 / 16,
     ndarray (seeds, points)
         Every point of the window, all dimensions concatenated.
     """
+    barrier = _sweep_dict(barrier)
+    if index not in (0, 1) or isinstance(index, bool):
+        raise ValueError(f"index must be 0 (risk) or 1 (c2), got {index!r}")
+    max_ratio, n_min = V.positive_float(max_ratio, "max_ratio"), V.positive_int(n_min, "n_min")
     parts = []
     for d, (n_list, v) in barrier.items():
         keep = (n_list / d**2 <= max_ratio) & (n_list >= n_min * d)
@@ -478,5 +526,6 @@ def risk_at_d_squared(barrier: dict) -> np.ndarray:
     ndarray
         One value per dimension with :math:`d^2` in its grid ({prf:ref}`thm-ch1-gmmm`).
     """
+    barrier = _sweep_dict(barrier)
     return np.array([v[..., 0].mean(0)[n_list == d**2][0] for d, (n_list, v) in barrier.items()
                      if d**2 in n_list])

@@ -236,7 +236,10 @@ def payoff_runs(dims, seeds: int, ratio: int = 8, m: int = 256, steps: int = 300
     -------
     PayoffResult
     """
-    seeds = V.positive_int(seeds, "seeds")
+    seeds, ratio, m = (V.positive_int(v, k) for v, k in ((seeds, "seeds"), (ratio, "ratio"),
+                                                          (m, "m")))
+    dims, steps = [V.positive_int(v, "dims") for v in dims], V.positive_int(steps, "steps")
+    lam, aligned = V.positive_float(lam, "lam"), V.positive_float(aligned, "aligned")
     risk = np.zeros((seeds, len(dims), 3))
     parts = np.zeros((seeds, len(dims), 2, 3))
     cosines = [np.zeros((seeds, m)) for _ in dims]
@@ -296,6 +299,8 @@ def chaos_sweep(d: int, n: int, widths, inits: int, steps: int, eta0: float = 0.
     ndarray (inits, len(widths))
     """
     inits = V.positive_int(inits, "inits", minimum=2)
+    d, n, steps = V.positive_int(d, "d"), V.positive_int(n, "n"), V.positive_int(steps, "steps")
+    widths, eta0 = [V.positive_int(v, "widths") for v in widths], V.positive_float(eta0, "eta0")
     X, y, w_star = single_index(n, d, target, rng=V.stream(rng, 0))
     out = np.zeros((inits, len(widths)))
     for j, m in enumerate(widths):
@@ -533,6 +538,9 @@ def reduction_sweep(widths, seeds: int, steps: int, eta0: float = 0.5, d_ratio: 
     """
     seeds = V.positive_int(seeds, "seeds")
     d_ratio = V.positive_int(d_ratio, "d_ratio")
+    widths = [V.positive_int(v, "widths", minimum=2) for v in widths]
+    steps = V.positive_int(steps, "steps")
+    eta0 = V.positive_float(eta0, "eta0")
     out = np.zeros((seeds, len(widths), 2, steps + 1))
     for j, m in enumerate(widths):
         d = d_ratio * int(m)

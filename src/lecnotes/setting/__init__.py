@@ -3,13 +3,14 @@
 The notebook ``lectures/00_setting.ipynb`` imports this subpackage. Its modules:
 
 * :mod:`lecnotes.setting.experiments` - the chapter's simulations and sweeps;
+* :mod:`lecnotes.setting.figures` - the chapter's multi-panel figures;
 * :mod:`lecnotes.setting.grading`;
 
 The names of ``experiments`` and the graded checks are exported here; the other
 modules are reached as attributes (``setting.theory``, ...).
 """
 
-from lecnotes.setting import grading
+from lecnotes.setting import figures, grading
 from lecnotes.setting.experiments import (
     CoefficientDecayFit,
     SingleIndexReduced,
@@ -30,6 +31,7 @@ from lecnotes.setting.grading import (
 
 __all__ = [
     "experiments",
+    "figures",
     "grading",
     "random_direction_overlaps",
     "sign_coefficients",

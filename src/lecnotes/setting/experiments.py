@@ -124,6 +124,7 @@ def stein_sweep(link, d: int, n: int, seeds: int, rng=None) -> SteinResult:
         ``along`` and ``perp``, each of shape (seeds,).
     """
     seeds = V.positive_int(seeds, "seeds")
+    d, n = V.positive_int(d, "d"), V.positive_int(n, "n")
     along, perp = np.empty(seeds), np.empty(seeds)
     for s in range(seeds):
         X, y, w = single_index(n, d, link, rng=V.stream(rng, s))
@@ -156,6 +157,7 @@ def quadratic_moment_sweep(d: int, n: int, reps: int, rng=None) -> SteinResult:
         :math:`n\|v_\perp\|^2/(d-1)`, each of shape (reps,).
     """
     reps = V.positive_int(reps, "reps")
+    d, n = V.positive_int(d, "d"), V.positive_int(n, "n")
     along, perp = np.empty(reps), np.empty(reps)
     for r in range(reps):
         X, y, w = single_index(n, d, "quadratic", rng=V.stream(rng, r))
@@ -198,6 +200,7 @@ def staircase_sweep(d: int, delta: int, seeds: int, rng=None) -> StaircaseResult
         ``first`` and ``second``, each of shape (seeds,).
     """
     seeds = V.positive_int(seeds, "seeds")
+    d, delta = V.positive_int(d, "d", minimum=3), V.positive_int(delta, "delta")
     first, second = np.empty(seeds), np.empty(seeds)
     for s in range(seeds):
         X, y, W = multi_index(delta * d, d, staircase(2), k=2, rng=V.stream(rng, s))
@@ -331,7 +334,10 @@ def coefficient_decay_fit(c, ks, law: str = "sqrt") -> CoefficientDecayFit:
     CoefficientDecayFit
     """
     c = V.finite_array(c, "c", ndim=1)
-    ks = np.asarray(ks, dtype=int)
+    ks_float = V.finite_array(ks, "ks", ndim=1)
+    if np.any(ks_float != np.round(ks_float)):
+        raise ValueError(f"ks must be integer degrees, got {ks!r}")
+    ks = ks_float.astype(int)
     if ks.ndim != 1 or ks.size < 5 or ks.min() < 1 or ks.max() >= c.size:
         raise ValueError("ks must be at least 5 degrees in 1..len(c)-1")
     k = ks.astype(float)
