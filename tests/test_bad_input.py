@@ -33,6 +33,7 @@ INDICES = {"k"}
 """Parameters that index a degree or an exponent: a non-negative integer."""
 ZERO_ALLOWED = {
     "lecnotes.models.networks.train:steps",  # zero steps: the network at initialisation
+    "lecnotes.mean_field_vs_ntk.theory.population_descent:steps",  # the risk at initialisation
 }
 """Sizes for which 0 is a meaningful value (the docstring says so); -1, 1.5, NaN stay bad."""
 REAL_ALLOWED = {
