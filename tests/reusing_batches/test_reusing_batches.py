@@ -48,6 +48,17 @@ def test_effective_label_is_the_one_dimensional_average():
         assert T.effective_label(np.array([y]), c, alpha)[0] == pytest.approx(mc, abs=3e-3)
 
 
+def test_fresh_label_is_linear_and_the_reused_one_is_not():
+    y = np.linspace(-2.5, 2.5, 11)
+    fresh = T.effective_label(y, 1.0, 2.0, reused=False)
+    np.testing.assert_allclose(fresh, y * fresh[-1] / y[-1], atol=1e-12)
+    reused = T.effective_label(y, 1.0, 2.0)
+    assert np.ptp(reused[y != 0] / y[y != 0]) > 0.05
+    np.testing.assert_allclose(reused, -reused[::-1], atol=1e-12)   # odd in y
+    with pytest.raises(TypeError):
+        T.effective_label(y, 1.0, 2.0, reused="yes")
+
+
 def test_fresh_batch_has_no_drift_and_he2_none_either():
     th = T.two_step_theory(1.0, 2.0)
     assert abs(th.fresh.m2) < 1e-12 and abs(th.reused.m2) > 0.1

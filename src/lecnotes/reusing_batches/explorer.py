@@ -1,9 +1,9 @@
 r"""The explorer of chapter 9 ({ref}`sec-ch9-explore`): the effective label and two steps.
 
 The figure :func:`reuse_figure` draws, for a step :math:`c` and a ratio :math:`\alpha = n/d`,
-the effective label {eq}`eq-ch9-effective-label` divided by :math:`y` for the chapter's two
-links and the overlap of the recursion {prf:ref}`prop-ch9-recursion` against :math:`\alpha`
-(reused and fresh second batch), with optional simulated points. The chapter's static figure
+the effective label {eq}`eq-ch9-effective-label` divided by :math:`y`, reused and fresh, and
+the overlap of the recursion {prf:ref}`prop-ch9-recursion` against :math:`\alpha` (reused and
+fresh second batch), with optional simulated points. The chapter's static figure
 of the effective label is drawn by it; :func:`reuse_explorer` is the widget (deterministic
 quadratures only: a redraw takes well under a second).
 """
@@ -37,7 +37,8 @@ class ReuseState(NamedTuple):
     alpha: float
     y: np.ndarray
     ratio: dict
-    r"""link -> :math:`T(y)/y` on ``y``."""
+    r"""``"reused"``, ``"fresh"`` -> :math:`T(y)/y` on ``y`` (the same for both links, which
+    enter only through :math:`\E[y^2] = 1`)."""
     alphas: np.ndarray
     overlap: np.ndarray
     r"""Recursion overlap of the reused batch, He_3 target, on ``alphas``."""
@@ -67,8 +68,9 @@ def reuse_state(c: float = 1.0, alpha: float = 2.0, student="tanh") -> ReuseStat
     T.check_student(student)
     y = np.linspace(-3.0, 3.0, 61)
     y = y[y != 0]
-    ratio = {link: T.effective_label(y, c, alpha, student, link, n_nodes=32) / y
-             for link in ("he3", "he2")}
+    ratio = {mode: T.effective_label(y, c, alpha, student, n_nodes=32,
+                                     reused=mode == "reused") / y
+             for mode in ("reused", "fresh")}
     alphas = np.array(sorted(set(REUSE_ALPHAS) | {alpha}))
     overlap = np.array([T.two_step_theory(c, a, student, "he3", n_nodes=32).reused.overlap
                         for a in alphas])
@@ -77,8 +79,8 @@ def reuse_state(c: float = 1.0, alpha: float = 2.0, student="tanh") -> ReuseStat
 
 
 def reuse_figure(state: ReuseState, fig=None, points=None):
-    r"""Two panels: :math:`T(y)/y` for both links, and the recursion's overlap against
-    :math:`\alpha` ({prf:ref}`prop-ch9-recursion`), with simulated ``points`` if given.
+    r"""Two panels: :math:`T(y)/y` of a reused and a fresh batch, and the recursion's overlap
+    against :math:`\alpha` ({prf:ref}`prop-ch9-recursion`), with simulated ``points`` if given.
 
     Parameters
     ----------
@@ -102,9 +104,8 @@ def reuse_figure(state: ReuseState, fig=None, points=None):
     fig.clf()
     ax0, ax1 = fig.subplots(1, 2)
     pal = plotting.PALETTE
-    for col, (link, lab) in zip(pal, (("he3", r"$h_3$ target"), ("he2", r"$h_2$ target")),
-                                strict=False):
-        ax0.plot(state.y, state.ratio[link], color=col, label=lab)
+    for col, ls, mode in ((pal[0], "-", "reused"), (pal[1], "--", "fresh")):
+        ax0.plot(state.y, state.ratio[mode], ls, color=col, label=f"$T(y)/y$, {mode}")
     ax0.set(xlabel="$y$", ylabel="$T(y)/y$",
             title=f"effective label, $c = {state.c:g}$, $\\alpha = {state.alpha:g}$")
     ax1.plot(state.alphas, state.overlap, color=pal[0], label="reused, recursion")

@@ -112,7 +112,8 @@ def _noise_var(link, student, c, alpha, n_nodes):
     return c * c * alpha * float(np.sum(W * r0 * r0))
 
 
-def effective_label(y, c, alpha, student="tanh", link="he3", n_nodes: int = 48):
+def effective_label(y, c, alpha, student="tanh", link="he3", n_nodes: int = 48,
+                    reused: bool = True):
     r"""The effective label function :math:`T(y) = y\,\E_{z,\nu}[\sigma'(z + c\,y\,\sigma'(z)
     + \nu)]` of the second step on a reused batch, eq. {eq}`eq-ch9-effective-label`.
 
@@ -133,11 +134,15 @@ def effective_label(y, c, alpha, student="tanh", link="he3", n_nodes: int = 48):
         A name of :data:`LINKS` (it sets :math:`s^2`).
     n_nodes : int
         Gauss-Hermite nodes per axis (at least 8).
+    reused : bool
+        ``False`` drops the own-label term: the fresh batch's :math:`y\,\E[\sigma'(z+\nu)]`.
 
     Returns
     -------
     ndarray shaped like ``y``
     """
+    if not isinstance(reused, bool):
+        raise TypeError(f"reused must be True or False, got {reused!r}")
     c = V.positive_float(c, "c")
     alpha = V.positive_float(alpha, "alpha")
     check_student(student)
@@ -149,7 +154,7 @@ def effective_label(y, c, alpha, student="tanh", link="he3", n_nodes: int = 48):
     W = np.outer(w, w)
     ds = STUDENTS[student][0]
     yy = y.reshape(-1, 1, 1)
-    vals = np.sum(W * ds(Z + c * yy * ds(Z) + s * N), axis=(1, 2))
+    vals = np.sum(W * ds(Z + reused * c * yy * ds(Z) + s * N), axis=(1, 2))
     return (y.reshape(-1) * vals).reshape(y.shape)
 
 
