@@ -14,6 +14,7 @@ from lecnotes.core.hermite import gauss_hermite  # noqa: E402
 from lecnotes.reusing_batches import experiments as EX  # noqa: E402
 from lecnotes.reusing_batches import explorer as XP  # noqa: E402
 from lecnotes.reusing_batches import grading as GR  # noqa: E402
+from lecnotes.reusing_batches import sgd as SG  # noqa: E402
 from lecnotes.reusing_batches import theory as T  # noqa: E402
 
 CHAPTERS = (9,)  # the chapters whose code these tests cover: make chapter CH=N
@@ -216,3 +217,41 @@ def test_graded_check(seed):
     with pytest.raises(GradingError, match="not written"):
         GR.check_two_steps(lambda *a: (_ for _ in ()).throw(NotImplementedError()), rng=seed)
     assert "ex-ch9-two-steps" in GR.CHECKS
+
+
+# --- multi-pass SGD: the exact overlap chain ---------------------------------------------------
+@pytest.mark.parametrize("reuse", [True, False])
+def test_chain_is_the_d_dimensional_sgd(reuse):
+    rng = np.random.default_rng(5)
+    d, eta = 40, 0.3
+    ds, phi = T.STUDENTS["tanh"][0], T.LINKS["he3"]
+    w_star = np.eye(d)[0]
+    w = rng.standard_normal(d)
+    w /= np.linalg.norm(w)
+    for _ in range(20):
+        x = rng.standard_normal(d)
+        m = w @ w_star
+        v = (w_star - m * w) / math.sqrt(1 - m * m)
+        Z, S = x @ w, x @ v
+        rho = x @ x - Z * Z - S * S
+        y = phi(x @ w_star)
+        for _step in range(2 if reuse else 1):   # the d-dimensional step of ch. 8
+            z = x @ w
+            g = y * ds(z) * (x - z * w)
+            w = (w + eta * g) / np.linalg.norm(w + eta * g)
+        m_chain = SG.chain_step(np.array([m]), Z, S, rho, eta, reuse)[0]
+        assert m_chain == pytest.approx(w @ w_star, abs=1e-12)
+
+
+def test_sgd_escape_streams_and_validation():
+    a = SG.sgd_escape([16, 32], 2, 4, tau_max=2.0, rng=1)
+    b = SG.sgd_escape([32], 2, 4, tau_max=2.0, rng=1)
+    np.testing.assert_array_equal(a.reuse[:, 1], b.reuse[:, 0])
+    assert a.reuse.shape == (2, 2, 4) and list(a.budget) == [32, 64]
+    for call in (lambda: SG.sgd_escape([16], 1), lambda: SG.sgd_escape([16], 2, level=1.0),
+                 lambda: SG.sgd_escape([4], 2), lambda: SG.sgd_escape([16], 2, c=0.0),
+                 lambda: SG.chain_step(0.0, 0.0, 0.0, 1.0, -1.0, True)):
+        with pytest.raises(ValueError):
+            call()
+    with pytest.raises(TypeError):
+        SG.chain_step(0.0, 0.0, 0.0, 1.0, 1.0, "yes")
