@@ -421,6 +421,7 @@ EXPLORERS = {
     "05_partial_trace": "collapse_explorer",
     "06_giant_steps": "giant_step_explorer",
     "07_two_steps": "two_step_explorer",
+    "09_reusing_batches": "reuse_explorer",
 }
 
 

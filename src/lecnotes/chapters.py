@@ -29,6 +29,7 @@ CHAPTERS = (
     Chapter(6, "06_giant_steps", "giant_steps"),
     Chapter(7, "07_two_steps", "two_steps"),
     Chapter(8, "08_online_sgd", "online_sgd"),
+    Chapter(9, "09_reusing_batches", "reusing_batches"),
 )
 """Every chapter, in reading order."""
 

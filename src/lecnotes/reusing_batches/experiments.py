@@ -1,0 +1,221 @@
+r"""Simulations of chapter 9: two gradient steps on a reused or a fresh batch at n = alpha d.
+
+A width-:math:`p` layer of neurons with a fixed second layer :math:`a_j = 1/p` and the
+correlation loss: each neuron moves by :math:`(c/d)\sum_i y_i\sigma'(\langle w_j,x_i\rangle)x_i`
+({prf:ref}`def-ch9-two-steps`), independently of the others, so the layer is :math:`p` neurons
+sharing one batch. :math:`\wstar = e_1` by rotation invariance. Seeds are on axis 0; the data
+of size ``d`` and seed ``s`` come from ``validate.stream(rng, d, s)``, so adding a size or a
+seed changes no other draw, and the batches of the smaller :math:`\alpha` are the first rows of
+the largest one (nested data).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from lecnotes.core import validate as V
+from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
+
+__all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep"]
+
+
+def _check_c(c):
+    return V.positive_float(c, "c")
+
+
+def two_steps(W0, X1, y1, X2, y2, c, student="tanh"):
+    r"""Two correlation-loss steps {eq}`eq-ch9-step` of every row of ``W0``: the first on
+    :math:`(X_1, y_1)`, the second on :math:`(X_2, y_2)` (pass the same batch twice to reuse it).
+
+    Parameters
+    ----------
+    W0 : ndarray (p, d)
+        Initial neurons.
+    X1, X2 : ndarray (n, d)
+        Batches (the same array twice for a reused batch).
+    y1, y2 : ndarray (n,)
+        Their labels.
+    c : float
+        Step per sample: :math:`w \mapsto w + (c/d)\sum_i y_i\sigma'(\langle w, x_i\rangle)x_i`.
+    student : str
+        A name of :data:`lecnotes.reusing_batches.theory.STUDENTS`.
+
+    Returns
+    -------
+    W1, W2 : ndarray (p, d)
+    """
+    c = _check_c(c)
+    ds = STUDENTS[check_student(student)][0]
+    W0 = V.finite_array(W0, "W0", ndim=2)
+    d = W0.shape[1]
+    for name, X, y in (("X1", X1, y1), ("X2", X2, y2)):
+        if np.ndim(X) != 2 or np.shape(X)[1] != d or np.shape(y) != (np.shape(X)[0],):
+            raise ValueError(f"{name} must have shape (n, {d}) and its labels shape (n,)")
+    W1 = W0 + (c / d) * (y1[:, None] * ds(X1 @ W0.T)).T @ X1
+    W2 = W1 + (c / d) * (y2[:, None] * ds(X2 @ W1.T)).T @ X2
+    return W1, W2
+
+
+class TwoStepRuns(NamedTuple):
+    r"""Projections after two steps, arrays (seeds, alphas, width).
+
+    {prf:ref}`prop-ch9-recursion`.
+    """
+
+    m1: np.ndarray
+    r""":math:`\langle w_1,\wstar\rangle`."""
+    norm1: np.ndarray
+    r""":math:`\|w_1\|`."""
+    m2: dict
+    r"""``{"reused", "fresh"}`` -> :math:`\langle w_2,\wstar\rangle`."""
+    norm2: dict
+    r"""``{"reused", "fresh"}`` -> :math:`\|w_2\|`."""
+
+    def overlap(self, mode: str, signed: bool = False) -> np.ndarray:
+        r"""Mean over neurons of :math:`|m_2|/\|w_2\|` (or :math:`m_2/\|w_2\|` if
+        ``signed``), shape (seeds, alphas).
+
+        Parameters
+        ----------
+        mode : str
+            ``"reused"`` or ``"fresh"``.
+        signed : bool
+            Keep the sign of :math:`m_2` (its mean is the recursion's :math:`m_2/\|w_2\|`).
+
+        Returns
+        -------
+        ndarray
+        """
+        if mode not in ("reused", "fresh"):
+            raise ValueError(f"mode must be 'reused' or 'fresh', got {mode!r}")
+        m = self.m2[mode] if signed else np.abs(self.m2[mode])
+        return np.mean(m / self.norm2[mode], axis=-1)
+
+
+def _draw(d, s, n, width, rng):
+    g = V.stream(rng, d, s)
+    X = g.standard_normal((n, d), dtype=np.float32)
+    Xf = g.standard_normal((n, d), dtype=np.float32)
+    W0 = g.standard_normal((width, d), dtype=np.float32)
+    W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
+    return X, Xf, W0
+
+
+def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 8,
+                       student="tanh", links=("he3",), rng=None) -> dict:
+    r"""Two steps on a reused and on a fresh batch ({prf:ref}`def-ch9-two-steps`) for several
+    :math:`\alpha = n/d` on nested data, ``seeds`` independent runs of ``width`` neurons.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 8.
+    alphas : sequence of float
+        Samples per dimension (each :math:`\alpha d\ge1`).
+    seeds : int
+        Independent runs (axis 0).
+    c : float
+        Step per sample (:math:`\eta = c\,\alpha`).
+    width : int
+        Neurons per run, sharing the batch.
+    student : str
+        A name of :data:`lecnotes.reusing_batches.theory.STUDENTS`.
+    links : sequence of str
+        Names of :data:`lecnotes.reusing_batches.theory.LINKS`, all on the same inputs.
+    rng : Generator, int or None
+        Parent random state (SPEC 7).
+
+    Returns
+    -------
+    dict
+        link -> :class:`TwoStepRuns`.
+    """
+    d = V.positive_int(d, "d", minimum=8)
+    seeds = V.positive_int(seeds, "seeds")
+    width = V.positive_int(width, "width")
+    c = _check_c(c)
+    check_student(student)
+    if isinstance(links, str) or not links:
+        raise ValueError("links must be a non-empty sequence of link names")
+    links = [check_link(k) for k in links]
+    alphas = V.finite_array(alphas, "alphas", ndim=1)
+    if alphas.size == 0 or np.any(alphas <= 0):
+        raise ValueError("alphas must be a non-empty sequence of positive numbers")
+    ns = np.maximum(1, np.round(alphas * d).astype(int))
+    shape = (seeds, alphas.size, width)
+    out = {k: TwoStepRuns(np.zeros(shape), np.zeros(shape), {m: np.zeros(shape) for m in
+                          ("reused", "fresh")}, {m: np.zeros(shape) for m in ("reused", "fresh")})
+           for k in links}
+    ds = STUDENTS[student][0]
+    L, p = len(links), width
+    for s in range(seeds):
+        X, Xf, W0 = _draw(d, s, int(ns.max()), width, rng)
+        Y = np.stack([LINKS[k](X[:, 0]) for k in links], axis=1)     # (n, L)
+        Yf = np.stack([LINKS[k](Xf[:, 0]) for k in links], axis=1)
+        for j, n in enumerate(ns):
+            A, B = X[:n], Xf[:n]
+            # all links at once: neuron (l, q) is column l * p + q
+            R0 = (Y[:n, :, None] * ds(A @ W0.T)[:, None, :]).reshape(n, L * p)
+            W1 = np.tile(W0, (L, 1)) + (c / d) * (R0.T @ A)
+            for mode, (X2, Y2) in (("reused", (A, Y[:n])), ("fresh", (B, Yf[:n]))):
+                Z1 = (X2 @ W1.T).reshape(n, L, p)
+                R1 = (Y2[:, :, None] * ds(Z1)).reshape(n, L * p)
+                W2 = W1 + (c / d) * (R1.T @ X2)
+                for i, link in enumerate(links):
+                    rows = slice(i * p, (i + 1) * p)
+                    out[link].m2[mode][s, j] = W2[rows, 0]
+                    out[link].norm2[mode][s, j] = np.linalg.norm(W2[rows], axis=1)
+            for i, link in enumerate(links):
+                rows = slice(i * p, (i + 1) * p)
+                out[link].m1[s, j] = W1[rows, 0]
+                out[link].norm1[s, j] = np.linalg.norm(W1[rows], axis=1)
+    return out
+
+
+class TwoStepSweep(NamedTuple):
+    """Overlaps after two steps over sizes and sample ratios ({prf:ref}`prop-ch9-recursion`)."""
+
+    dims: np.ndarray
+    alphas: np.ndarray
+    overlap: dict
+    r"""``(link, mode)`` -> mean-over-neurons overlap, array (seeds, dims, alphas)."""
+    signed: dict
+    r"""``(link, mode)`` -> mean-over-neurons signed overlap :math:`m_2/\|w_2\|`, same shape."""
+    runs: dict
+    r"""``(link, d)`` -> :class:`TwoStepRuns`."""
+
+
+def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, student="tanh",
+                   links=("he3", "he2"), rng=None) -> TwoStepSweep:
+    r"""{func}`simulate_two_steps` at every ``d`` of ``dims`` ({prf:ref}`prop-ch9-recursion`).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions (each at least 8).
+    alphas, seeds, c, width, student, links, rng
+        As in :func:`simulate_two_steps`.
+
+    Returns
+    -------
+    TwoStepSweep
+    """
+    dims = np.asarray(dims)
+    if dims.ndim != 1 or dims.size == 0:
+        raise ValueError("dims must be a non-empty sequence of integers >= 8")
+    dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
+                     for d in dims.tolist()])
+    runs = {}
+    for d in dims:
+        for link, r in simulate_two_steps(int(d), alphas, seeds, c, width, student, links,
+                                          rng).items():
+            runs[(link, int(d))] = r
+    alphas = np.asarray(alphas, dtype=float)
+    overlap = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode) for d in dims], axis=1)
+               for link in links for mode in ("reused", "fresh")}
+    signed = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode, True) for d in dims],
+                                     axis=1)
+              for link in links for mode in ("reused", "fresh")}
+    return TwoStepSweep(dims, alphas, overlap, signed, runs)

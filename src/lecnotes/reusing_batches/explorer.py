@@ -1,0 +1,249 @@
+r"""The explorer of chapter 9 ({ref}`sec-ch9-explore`): the effective label and two steps.
+
+The figure :func:`reuse_figure` draws, for a step :math:`c` and a ratio :math:`\alpha = n/d`,
+the effective label {eq}`eq-ch9-effective-label` divided by :math:`y`, reused and fresh, and
+the overlap of the recursion {prf:ref}`prop-ch9-recursion` against :math:`\alpha` (reused and
+fresh second batch), with optional simulated points. The chapter's static figure
+of the effective label is drawn by it; :func:`reuse_explorer` is the widget (deterministic
+quadratures only: a redraw takes well under a second).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from lecnotes.book import plotting
+from lecnotes.book.explorer import build_explorer
+from lecnotes.core import stats
+from lecnotes.core import validate as V
+from lecnotes.reusing_batches import theory as T
+from lecnotes.reusing_batches.experiments import TwoStepSweep
+
+__all__ = ["REUSE_ALPHAS", "REUSE_CS", "ReuseState", "reuse_state", "reuse_figure",
+           "reuse_explorer", "two_step_figure", "he2_figure"]
+
+REUSE_ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0)
+r""":math:`\alpha` grid of the explorer's overlap curve."""
+REUSE_CS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+r"""Steps :math:`c` offered by the explorer."""
+
+
+class ReuseState(NamedTuple):
+    """What :func:`reuse_figure` draws ({prf:ref}`prop-ch9-recursion`)."""
+
+    c: float
+    alpha: float
+    y: np.ndarray
+    ratio: dict
+    r"""``"reused"``, ``"fresh"`` -> :math:`T(y)/y` on ``y`` (the same for both links, which
+    enter only through :math:`\E[y^2] = 1`)."""
+    alphas: np.ndarray
+    overlap: np.ndarray
+    r"""Recursion overlap of the reused batch, He_3 target, on ``alphas``."""
+    first_coefficient: float
+    r""":math:`\E[T(Y)h_1(G)]` for the He_3 target at ``(c, alpha)``."""
+
+
+def reuse_state(c: float = 1.0, alpha: float = 2.0, student="tanh") -> ReuseState:
+    r"""The deterministic curves of the explorer at ``(c, alpha)``
+    ({eq}`eq-ch9-effective-label`, {prf:ref}`prop-ch9-recursion`).
+
+    Parameters
+    ----------
+    c : float
+        Step per sample, > 0.
+    alpha : float
+        Samples per dimension, > 0.
+    student : str
+        A name of :data:`lecnotes.reusing_batches.theory.STUDENTS`.
+
+    Returns
+    -------
+    ReuseState
+    """
+    c = V.positive_float(c, "c")
+    alpha = V.positive_float(alpha, "alpha")
+    T.check_student(student)
+    y = np.linspace(-3.0, 3.0, 61)
+    y = y[y != 0]
+    ratio = {mode: T.effective_label(y, c, alpha, student, n_nodes=32,
+                                     reused=mode == "reused") / y
+             for mode in ("reused", "fresh")}
+    alphas = np.array(sorted(set(REUSE_ALPHAS) | {alpha}))
+    overlap = np.array([T.two_step_theory(c, a, student, "he3", n_nodes=32).reused.overlap
+                        for a in alphas])
+    coef = T.label_coefficients(c, alpha, student, "he3", kmax=1, n_nodes=32)[1]
+    return ReuseState(c, alpha, y, ratio, alphas, overlap, float(coef))
+
+
+def reuse_figure(state: ReuseState, fig=None, points=None):
+    r"""Two panels: :math:`T(y)/y` of a reused and a fresh batch, and the recursion's overlap
+    against :math:`\alpha` ({prf:ref}`prop-ch9-recursion`), with simulated ``points`` if given.
+
+    Parameters
+    ----------
+    state : ReuseState
+        From :func:`reuse_state`.
+    fig : matplotlib Figure, optional
+        Redrawn in place (the widget passes its previous figure).
+    points : tuple (alphas, means, errors), optional
+        Simulated overlaps to draw over the curve.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(state, ReuseState):
+        raise ValueError("state must be a ReuseState from reuse_state()")
+    if fig is None:
+        fig = plt.figure(figsize=(7.5, 3.3), layout="constrained")
+    fig.clf()
+    ax0, ax1 = fig.subplots(1, 2)
+    pal = plotting.PALETTE
+    for col, ls, mode in ((pal[0], "-", "reused"), (pal[1], "--", "fresh")):
+        ax0.plot(state.y, state.ratio[mode], ls, color=col, label=f"$T(y)/y$, {mode}")
+    ax0.set(xlabel="$y$", ylabel="$T(y)/y$",
+            title=f"effective label, $c = {state.c:g}$, $\\alpha = {state.alpha:g}$")
+    ax1.plot(state.alphas, state.overlap, color=pal[0], label="reused, recursion")
+    ax1.axhline(0.0, color=pal[1], ls="--", label="fresh, recursion")
+    if points is not None:
+        a, m, e = (np.asarray(v, dtype=float) for v in points)
+        ax1.errorbar(a, m, e, fmt="o", color=pal[2], label="reused, simulation")
+    ax1.axvline(state.alpha, color="#888888", lw=0.8)
+    ax1.set(xscale="log", xlabel=r"$\alpha = n/d$", ylabel="overlap after two steps",
+            title=f"$h_3$ target, $E[T(Y)G] = {state.first_coefficient:.3f}$")
+    plotting.log_ticks(ax1, [0.5, 1, 2, 4, 8])
+    plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def reuse_explorer(state: ReuseState | None = None):
+    r"""The live explorer of chapter 9 ({ref}`sec-ch9-explore`): sliders for :math:`c` and
+    :math:`\alpha`; each redraw calls :func:`reuse_state` and :func:`reuse_figure`.
+
+    Parameters
+    ----------
+    state : ReuseState, optional
+        Drawn first (the chapter passes the state of its static figure).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With the controls ``c``, ``alpha`` and ``output``, ``state``, ``draws``.
+    """
+    import ipywidgets as W
+
+    if state is not None and not isinstance(state, ReuseState):
+        raise ValueError("state must be a ReuseState from reuse_state()")
+    c0, a0 = (1.0, 2.0) if state is None else (state.c, state.alpha)
+    controls = {
+        "c": W.SelectionSlider(options=sorted(set(REUSE_CS) | {c0}), value=c0,
+                               description="c", continuous_update=False),
+        "alpha": W.SelectionSlider(options=sorted(set(REUSE_ALPHAS) | {a0}), value=a0,
+                                   description="alpha", continuous_update=False),
+    }
+
+    def draw(values, fig):
+        st = reuse_state(values["c"], values["alpha"])
+        return reuse_figure(st, fig), st
+
+    initial = None if state is None else (lambda fig: (reuse_figure(state, fig), state))
+    return build_explorer(controls, draw, initial)
+
+
+def _check_sweep(sweep):
+    if not isinstance(sweep, TwoStepSweep):
+        raise ValueError("sweep must be a TwoStepSweep from two_step_sweep()")
+
+
+def two_step_figure(sweep, signed_theory, floor, reused_theory, alpha_index: int = 1):
+    r"""The chapter's figure of two steps ({prf:ref}`prop-ch9-recursion`): left, the signed
+    overlap :math:`-m_2/\|w_2\|` of the reused batch against :math:`\alpha` at the three largest
+    sizes with the recursion; right, :math:`|m_2|/\|w_2\|` against :math:`d` at one
+    :math:`\alpha`, reused and fresh, with the noise floor {eq}`eq-ch9-noise-floor`.
+
+    Parameters
+    ----------
+    sweep : TwoStepSweep
+        From :func:`lecnotes.reusing_batches.experiments.two_step_sweep` (He_3 target).
+    signed_theory : array_like (alphas,)
+        The recursion's :math:`m_2/\|w_2\|`.
+    floor : array_like (dims, alphas)
+        The noise floor of the fresh batch.
+    reused_theory : array_like (alphas,)
+        The recursion's overlap of the reused batch.
+    alpha_index : int
+        Which :math:`\alpha` the right panel shows.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    _check_sweep(sweep)
+    dims, alphas = sweep.dims, sweep.alphas
+    j = V.positive_int(alpha_index, "alpha_index", minimum=0)
+    if j >= alphas.size:
+        raise ValueError(f"alpha_index must be below {alphas.size}, got {j}")
+    m, se = stats.mean_and_error(sweep.signed[("he3", "reused")])
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4), layout="constrained")
+    pal = plotting.PALETTE
+    for i, k in enumerate(range(max(0, dims.size - 3), dims.size)):
+        ax0.errorbar(alphas * (1 + 0.03 * i), -m[k], se[k], fmt="o", color=pal[i],
+                     capsize=2, label=f"reused, d = {dims[k]}")
+    ax0.plot(alphas, -np.asarray(signed_theory), "k-", label="recursion")
+    ax0.set(xscale="log", xlabel=r"$\alpha = n/d$", ylabel=r"$-m_2/\Vert w_2\Vert$")
+    plotting.log_ticks(ax0, alphas)
+    for mode, col in (("reused", pal[3]), ("fresh", pal[4])):
+        plotting.errorbar_over_seeds(ax1, dims, sweep.overlap[("he3", mode)][:, :, j],
+                                     color=col, label=f"{mode}, |overlap|")
+    ax1.plot(dims, np.asarray(floor)[:, j], ":", color=pal[4], label="noise floor")
+    ax1.axhline(np.asarray(reused_theory)[j], color="k", lw=1)
+    ax1.set(xscale="log", yscale="log", xlabel="$d$",
+            ylabel=rf"overlap, $\alpha = {alphas[j]:g}$")
+    plotting.log_ticks(ax1, dims)
+    plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def he2_figure(sweep, reused_theory: float, alpha_index: int = -1):
+    r"""Overlap after two steps on a reused batch against :math:`d` for both links, with the
+    He_3 recursion and a :math:`d^{-1/2}` line ({prf:ref}`prop-ch9-effective-label`).
+
+    Parameters
+    ----------
+    sweep : TwoStepSweep
+        With both links ``"he3"`` and ``"he2"``.
+    reused_theory : float
+        The recursion's He_3 overlap at that :math:`\alpha`.
+    alpha_index : int
+        Which :math:`\alpha` (default the largest).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    _check_sweep(sweep)
+    if ("he2", "reused") not in sweep.overlap or ("he3", "reused") not in sweep.overlap:
+        raise ValueError("the sweep needs both links, he3 and he2")
+    j = int(alpha_index) % sweep.alphas.size
+    dims, pal = sweep.dims, plotting.PALETTE
+    fig, ax = plt.subplots(figsize=(5.0, 3.4), layout="constrained")
+    for k, col, lab in (("he3", pal[0], "$h_3$"), ("he2", pal[1], "$h_2$")):
+        plotting.errorbar_over_seeds(ax, dims, sweep.overlap[(k, "reused")][:, :, j],
+                                     color=col, label=f"{lab} target, reused")
+    first = sweep.overlap[("he2", "reused")][:, 0, j].mean()
+    ax.plot(dims, first * np.sqrt(dims[0] / dims), ":", color=pal[1], label=r"$d^{-1/2}$")
+    ax.axhline(float(reused_theory), color="k", lw=1, label="recursion, $h_3$")
+    ax.set(xscale="log", yscale="log", xlabel="$d$",
+           ylabel=rf"overlap, $\alpha = {sweep.alphas[j]:g}$")
+    plotting.log_ticks(ax, dims)
+    plotting.shared_legend(fig, ncol=2)
+    return fig
