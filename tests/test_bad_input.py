@@ -38,6 +38,7 @@ ZERO_ALLOWED = {
 """Sizes for which 0 is a meaningful value (the docstring says so); -1, 1.5, NaN stay bad."""
 REAL_ALLOWED = {
     "lecnotes.exponents.theory.low_degree_norm:n",  # a sample size in a formula: any n > 0
+    "lecnotes.reusing_batches.sgd.sgd_escape:tau_max",  # a horizon in units of d samples
 }
 """Sizes that a formula takes as a positive real (the docstring says so): 1.5 is good."""
 BAD_SIZE = (0, -1, 1.5, math.nan)

@@ -25,6 +25,12 @@ LECTURES = otter_assignments.lectures()
 
 # exercise label -> (a submission with a typical mistake, the words its feedback must contain)
 MISTAKES = {
+    "ex-ch9-two-steps": ('''
+def two_gd_steps(W0, X1, y1, X2, y2, c, dsigma):
+    d = X1.shape[1]
+    W1 = W0 + (c / d) * (y1[:, None] * dsigma(X1 @ W0.T)).T @ X1
+    return W1 + (c / d) * (y2[:, None] * dsigma(X2 @ W0.T)).T @ X2   # W0, not W1
+''', "pre-activations of W_0"),
     "ex-ch0-noise-level": ('''
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import get_link
