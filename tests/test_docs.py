@@ -258,3 +258,13 @@ def test_figures_fit_the_column_and_their_text_is_legible(path):
     small = [float(s) for s in FONTSIZE.findall(code) if float(s) < plotting.MIN_FONT_PT]
     assert not wide, f"{path.name}: figures wider than {plotting.MAX_WIDTH} in: {wide}"
     assert not small, f"{path.name}: text smaller than {plotting.MIN_FONT_PT} pt: {small}"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_lectures_declare_their_sizes_through_the_scale_knob(path):
+    """Every lecture imports lecnotes.core.scale.scaled and declares its dimensions with it
+    (make scale grows them; README, "Sizes and scale")."""
+    code = "\n".join(_cells(path, "code"))
+    assert re.search(r"from lecnotes\.core\.scale import [^\n]*\bscaled\b", code), \
+        f"{path.name} does not import lecnotes.core.scale.scaled"
+    assert len(re.findall(r"\bscaled\(", code)) >= 1, f"{path.name} declares no size with scaled()"
