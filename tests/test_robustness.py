@@ -122,3 +122,18 @@ def test_progress_counts_done_failed_and_time_left():
     lines = out.getvalue().splitlines()
     assert "2/4 done, 1 failed" in lines[-1] and "left" in lines[-1]
     assert "01_z-root0-scale1: FAILED" in lines[-1]
+
+
+def test_the_sweeps_leave_out_the_live_explorers():
+    import nbformat
+
+    sweep = load_tool("sweep")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("explorer.width_explorer(state)"),
+        nbformat.v4.new_code_cell("fig = explorer.panels(state)"),
+        nbformat.v4.new_markdown_cell("explorer.width_explorer(state)")])
+    assert sweep.without_explorers(nb) == 1
+    assert nb.cells[0].source.startswith("#") and nb.cells[1].source.startswith("fig")
+    every = sorted((robustness.notebooks.ROOT / "lectures").glob("[0-9][0-9]_*.ipynb"))
+    counts = [sweep.without_explorers(nbformat.read(p, as_version=4)) for p in every]
+    assert sum(counts) >= 6  # the chapters whose Explore section runs a widget; no claim there

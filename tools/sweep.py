@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -84,13 +85,36 @@ def tasks(paths, roots, scales=(1.0,)) -> list[Task]:
             for p in ordered for r in roots]
 
 
+EXPLORER_CALL = re.compile(r"\bexplorer\.\w+_explorer\(")
+"""A cell that shows a chapter's live explorer (ipywidgets sliders)."""
+
+
+def without_explorers(nb) -> int:
+    """Replace the cells that display a live explorer with a comment; return how many.
+
+    nbclient can block for good on a cell that displays ipywidgets (jupyter/nbclient#312: the
+    shell reply is never read; seen here on chapters 3 and 9, idle kernel and idle client for
+    15 minutes). An explorer holds no claim and its figure is drawn by the chapter's static
+    cells, so the sweeps do not run them; nbval and the book build still do.
+    """
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and EXPLORER_CALL.search(cell.source):
+            if "claims." in cell.source:
+                raise ValueError("an explorer cell holds a claim: move the claim out of it")
+            cell.source = "# the live explorer is not run in sweeps (tools/sweep.py)"
+            count += 1
+    return count
+
+
 def _execute(path: Path) -> int:
-    """In the task's subprocess: run the notebook, going on after errors; print the errors and
-    the kernel's peak resident memory."""
+    """In the task's subprocess: run the notebook (without its live explorers), going on after
+    errors; print the errors and the kernel's peak resident memory and CPU time."""
     import nbclient  # the reader's venv has it (jupyter-book depends on it)
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
+    without_explorers(nb)
     client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                                      allow_errors=True,
                                      resources={"metadata": {"path": str(path.parent)}})
