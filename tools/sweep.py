@@ -260,6 +260,11 @@ def connect(workers: int | None = None, scheduler: str | None = None):
             return Client(scheduler_file=scheduler)
         return Client(scheduler)
     n = workers or os.cpu_count() or 1
+    import dask
+
+    # one task per worker at a time, the rest queued on the scheduler: a task lasts minutes,
+    # and a worker given two at once (the default saturation 1.1 rounds up) idles its peer
+    dask.config.set({"distributed.scheduler.worker-saturation": 1.0})
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster)
