@@ -235,12 +235,27 @@ def test_chapter_mentions_are_links(path):
 
 def test_chapter_links_rules():
     links = load_tool("chapter_links")
-    files = {0: "00_a.ipynb", 3: "03_b.ipynb", 6: "06_c.ipynb"}
+    files = {0: "00_a.ipynb", 3: "03_b.ipynb", 6: "06_c.ipynb", 11: "11_d.ipynb"}
     text = ("see chapter 3, chapters 0-3 and `chapter 6` or $chapter 6$; "
-            "[chapter 3](x.ipynb) stays; chapter 6 is this one")
+            "[chapter 3](x.ipynb) stays; chapter 6 is this one; chapter 11 and chapters 3 "
+            "and 11; chapter 1 does not exist")
     assert links.link_mentions(text, files, own=6) == (
         "see [chapter 3](03_b.ipynb), chapters [0](00_a.ipynb)-[3](03_b.ipynb) and "
-        "`chapter 6` or $chapter 6$; [chapter 3](x.ipynb) stays; chapter 6 is this one")
+        "`chapter 6` or $chapter 6$; [chapter 3](x.ipynb) stays; chapter 6 is this one; "
+        "[chapter 11](11_d.ipynb) and chapters [3](03_b.ipynb) and [11](11_d.ipynb); "
+        "chapter 1 does not exist")
+
+
+def test_book_pages_chapter_mentions_are_links():
+    """The prose pages of book/ link their chapter mentions too (`chapter_links.py --check`)."""
+    links = load_tool("chapter_links")
+    files = links.chapter_files()
+    for path in sorted(links.PAGES.glob("*.md")):
+        if path.name in links.GENERATED:
+            continue
+        text = path.read_text()
+        assert links.link_mentions(text, files, prefix="../lectures/") == text, (
+            f"{path.name}: a chapter mention is not a link; run tools/chapter_links.py")
 
 
 FIGSIZE = re.compile(r"figsize=\(\s*([0-9.]+)\s*,")

@@ -43,7 +43,7 @@ _PROTECTED = re.compile(
     r"|^#+ [^\n]*$",                           # a heading
     re.DOTALL | re.MULTILINE,
 )
-_NUMBER_LIST = r"\d(?:\s*(?:,|and|or|-|–|to)\s*\d)*"
+_NUMBER_LIST = r"\d+(?:\s*(?:,|and|or|-|–|to)\s*\d+)*"
 _MENTION = re.compile(rf"\b([Cc]hapters?)(\s+)({_NUMBER_LIST})\b")
 
 
@@ -64,11 +64,11 @@ def link_mentions(text: str, files: dict[int, str], prefix: str = "",
 
     def replace(m: re.Match) -> str:
         word, space, numbers = m.groups()
-        digits = [int(c) for c in re.findall(r"\d", numbers)]
+        digits = [int(c) for c in re.findall(r"\d+", numbers)]
         if word.lower() == "chapter" and len(digits) == 1:
             dest = target(digits[0])
             return f"[{m.group(0)}]({dest})" if dest else m.group(0)
-        linked = re.sub(r"\d", lambda d: (f"[{d.group(0)}]({target(int(d.group(0)))})"
+        linked = re.sub(r"\d+", lambda d: (f"[{d.group(0)}]({target(int(d.group(0)))})"
                                          if target(int(d.group(0))) else d.group(0)), numbers)
         return f"{word}{space}{linked}"
 
