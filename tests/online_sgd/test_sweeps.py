@@ -162,6 +162,21 @@ def test_chain_stop_fraction_keeps_the_escaped_paths():
         O.overlap_chain(2, 16, 40, 0.05, max_steps=10, stop_fraction=1.5)
 
 
+def test_chain_groups_fix_every_median_and_keep_the_draws():
+    """groups=G stops once more than half of every block escaped: each block's median is
+    final and equals that of the paths run out (a fraction alone left one block with an
+    infinite median at seed roots 3 and 4 of chapter 8)."""
+    full = O.overlap_chain(2, 16, 60, 0.05, max_steps=4000, rng=5)
+    part = O.overlap_chain(2, 16, 60, 0.05, max_steps=4000, groups=6, rng=5)
+    done = np.isfinite(part)
+    assert np.all(part[done] == full[done])
+    assert np.all(done.reshape(6, 10).sum(1) >= 6)
+    np.testing.assert_array_equal(np.median(part.reshape(6, 10), 1),
+                                  np.median(full.reshape(6, 10), 1))
+    with pytest.raises(ValueError, match="groups"):
+        O.overlap_chain(2, 16, 60, 0.05, max_steps=10, groups=7)
+
+
 def test_chain_exponent_of_k1_is_near_one():
     ce = W.chain_exponent(1, [16, 64], 0.5, n_groups=8, group_size=40, rng=1)
     assert ce.medians.shape == (8, 2) and np.all(np.isfinite(ce.medians))

@@ -434,7 +434,8 @@ def smoothed_escape(d: int, n_seeds: int, eta: float, lam: float, *, max_steps: 
 
 
 def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
-                  level: float = 0.5, stop_fraction: float = 1.0, rng=None) -> np.ndarray:
+                  level: float = 0.5, stop_fraction: float = 1.0, groups: int | None = None,
+                  rng=None) -> np.ndarray:
     r"""Escape steps of the overlap's exact one-dimensional chain
     ({prf:ref}`lem-ch8-overlap-chain`), ``n_paths`` paths at once, one sample per step.
 
@@ -469,6 +470,12 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
     stop_fraction : float
         Stop once this fraction of the paths has escaped (the others get ``inf``); 1 runs
         every path out. The escaped paths' draws do not depend on it.
+    groups : int, optional
+        Instead of ``stop_fraction``: the paths form ``groups`` consecutive blocks of equal
+        size, and the chain stops once more than half of every block has escaped, when each
+        block's median escape step is final (a fraction alone can leave one block with more
+        than half its paths inside, and an infinite median). The escaped paths' draws do not
+        depend on it either.
     rng : Generator, int or None
         Root of the streams (SPEC 7); the paths of size ``d`` use ``stream(rng, d, n_paths)``.
 
@@ -489,6 +496,11 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
     if stop_fraction > 1:
         raise ValueError(f"stop_fraction must be in (0, 1], got {stop_fraction}")
     n_stop = n - int(np.ceil(stop_fraction * n - 1e-9))       # paths left when we stop
+    if groups is not None:
+        groups = V.positive_int(groups, "groups")
+        if n % groups:
+            raise ValueError(f"groups must divide n_paths = {n}, got {groups}")
+        need = n // groups // 2 + 1                            # escapes fixing a median
     sig, dsig = student_pair(k, "hermite")
     gen = V.stream(rng, d, n)
     g1 = gen.standard_normal(n)
@@ -496,7 +508,7 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
     steps = np.full(n, np.inf)
     alive = np.arange(n)
     for t in range(1, max_steps + 1):
-        if alive.size <= n_stop:
+        if groups is None and alive.size <= n_stop:
             break
         mm = m[alive]
         z, s = gen.standard_normal((2, alive.size))
@@ -508,4 +520,7 @@ def overlap_chain(k: int, d: int, n_paths: int, eta: float, *, max_steps: int,
         out = np.abs(mm) >= level
         steps[alive[out]] = t
         alive = alive[~out]
+        if groups is not None and out.any() and (
+                np.isfinite(steps).reshape(groups, -1).sum(1).min() >= need):
+            break
     return steps

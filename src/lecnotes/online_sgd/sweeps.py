@@ -337,12 +337,13 @@ class ChainExponent(NamedTuple):
 
 
 def chain_exponent(k: int, dims, c: float, *, n_groups: int = 20, group_size: int = 50,
-                   stop_fraction: float = 0.75, rng=None) -> ChainExponent:
+                   rng=None) -> ChainExponent:
     r"""The exponent of the escape time in :math:`d`, measured on the exact overlap chain
     {prf:ref}`lem-ch8-overlap-chain` (:math:`n_b = 1`, :math:`\eta = c\,d^{-k/2}`): the
     median escape steps of ``n_groups`` independent groups of paths at each dimension, and
     the slope of their logarithm against :math:`\log d` with its error over the groups.
-    Paths run until ``stop_fraction`` of them have escaped, enough for every group's median.
+    Paths run until more than half of every group has escaped, when every group's median is
+    final (``overlap_chain(..., groups=n_groups)``).
 
     Parameters
     ----------
@@ -354,8 +355,6 @@ def chain_exponent(k: int, dims, c: float, *, n_groups: int = 20, group_size: in
         Constant of the step, > 0.
     n_groups, group_size : int
         Groups of paths (the "seeds" of the slope) and paths per group.
-    stop_fraction : float
-        Fraction of escaped paths at which a dimension stops (in (1/2, 1]).
     rng : Generator, int or None
 
     Returns
@@ -367,14 +366,10 @@ def chain_exponent(k: int, dims, c: float, *, n_groups: int = 20, group_size: in
     c = V.positive_float(c, "c")
     G = V.positive_int(n_groups, "n_groups", minimum=2)
     P = V.positive_int(group_size, "group_size")
-    stop_fraction = V.positive_float(stop_fraction, "stop_fraction")
-    if not 0.5 < stop_fraction <= 1:
-        raise ValueError(f"stop_fraction must be in (1/2, 1], got {stop_fraction}")
     med = np.empty((G, dims.size))
     for j, d in enumerate(dims):
         t = overlap_chain(k, int(d), G * P, theory.optimal_batch_step(k, int(d), 1, c),
-                          max_steps=search_budget(k, int(d)), stop_fraction=stop_fraction,
-                          rng=rng)
+                          max_steps=search_budget(k, int(d)), groups=G, rng=rng)
         med[:, j] = np.median(t.reshape(G, P), axis=1)
     s, se = stats.slopes_over_seeds(dims, med)
     return ChainExponent(med, float(s), float(se))
