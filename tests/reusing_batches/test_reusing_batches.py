@@ -348,3 +348,15 @@ def test_new_figures():
                  lambda: XP.escape_figure(runs, -1.0)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_product_noise_floor_against_simulation():
+    # fresh batches, d = 512, alpha = 2: the mean overlap within 4 SE of the closed form
+    sw = EX.product_two_steps([512], [2.0], 16, 1.0, 16, rng=5)
+    o = sw.overlap["fresh"][:, 0, 0]
+    floor = T.product_noise_floor(512, 1.0, 2.0)
+    assert abs(o.mean() - floor) < 4 * o.std(ddof=1) / 4.0
+    # the floor falls like d^(-1/2)
+    assert T.product_noise_floor(2048, 1.0, 2.0) == pytest.approx(floor / 2, rel=1e-12)
+    with pytest.raises(ValueError):
+        T.product_noise_floor(2.5, 1.0, 2.0)

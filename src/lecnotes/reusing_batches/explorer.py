@@ -251,7 +251,7 @@ def he2_figure(sweep, reused_theory: float, alpha_index: int = -1):
     return fig
 
 
-def product_figure(sweep, he3_overlap: float):
+def product_figure(sweep, he3_overlap: float, floor=None):
     r"""Overlap with :math:`\operatorname{span}(\Wstar)` after two steps on the target
     :math:`z_1z_2z_3` against :math:`d`, reused and fresh, one panel per :math:`\alpha`, with
     the overlap of the random start, a :math:`d^{-1/2}` line and the He_3 recursion at the
@@ -263,6 +263,8 @@ def product_figure(sweep, he3_overlap: float):
         From :func:`lecnotes.reusing_batches.experiments.product_two_steps`.
     he3_overlap : float
         The recursion's reused He_3 overlap (drawn in the last panel).
+    floor : array_like (dims, alphas), optional
+        The fresh batch's noise floor {eq}`eq-ch9-product-floor`, drawn dashed.
 
     Returns
     -------
@@ -281,6 +283,8 @@ def product_figure(sweep, he3_overlap: float):
                                          label=f"{mode} batch")
         ax.plot(dims, sweep.start[:, :, j].mean(axis=0), ":", color="#888888",
                 label="random start")
+        if floor is not None:
+            ax.plot(dims, np.asarray(floor)[:, j], "--", color=pal[1], label="noise floor")
         ax.set(xscale="log", yscale="log", xlabel="$d$", title=rf"$\alpha = {sweep.alphas[j]:g}$")
         plotting.log_ticks(ax, dims)
     axes[0, -1].axhline(float(he3_overlap), color="k", lw=1, label="$h_3$ reused, recursion")
