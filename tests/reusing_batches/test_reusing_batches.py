@@ -255,3 +255,108 @@ def test_sgd_escape_streams_and_validation():
             call()
     with pytest.raises(TypeError):
         SG.chain_step(0.0, 0.0, 0.0, 1.0, 1.0, "yes")
+
+
+# --- the leap-3 product z1 z2 z3 ---------------------------------------------------------------
+def test_product_moments_are_the_symmetry_identities():
+    pm = T.product_moments(1.0, 2.0)
+    assert max(pm.first, pm.mixed, abs(pm.second_reused)) < 1e-12
+    assert pm.second_even == pytest.approx(math.sqrt(2.0), abs=1e-12)
+    # fresh label T(y) = y E[sigma'(z + nu)]: its z1 z2 z3 moment is E[sigma'(z + nu)]
+    lin = T.effective_label(np.array([1.0]), 1.0, 2.0, n_nodes=32, reused=False)[0]
+    assert pm.third_fresh == pytest.approx(lin, rel=1e-10)
+    with pytest.raises(ValueError):
+        T.product_moments(1.0, 0.0)
+
+
+def test_product_sweep_is_two_steps_on_the_product_target():
+    from lecnotes.core import validate as V
+    d, alphas, width = 24, [1.0, 2.0], 3
+    sw = EX.product_two_steps([d], alphas, 2, 0.8, width, rng=7)
+    for s in range(2):
+        g = V.stream(7, d, s)                      # the documented stream of size d, seed s
+        X = g.standard_normal((2 * d, d), dtype=np.float32)
+        Xf = g.standard_normal((2 * d, d), dtype=np.float32)
+        W0 = g.standard_normal((width, d), dtype=np.float32)
+        W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
+        for j, n in enumerate((d, 2 * d)):
+            y, yf = np.prod(X[:n, :3], axis=1), np.prod(Xf[:n, :3], axis=1)
+            for mode, (A, b) in (("reused", (X[:n], y)), ("fresh", (Xf[:n], yf))):
+                W1, _ = EX.two_steps(W0, X[:n], y, X[:n], y, 0.8)
+                _, W2 = EX.two_steps(W0, X[:n], y, A, b, 0.8)
+                r = np.mean(np.linalg.norm(W2[:, :3], axis=1) / np.linalg.norm(W2, axis=1))
+                assert sw.overlap[mode][s, 0, j] == pytest.approx(r, rel=1e-5)
+    assert sw.start.shape == (2, 1, 2)
+    for call in (lambda: EX.product_two_steps([], [1.0], 2),
+                 lambda: EX.product_two_steps([4], [1.0], 2),
+                 lambda: EX.product_two_steps([16], [-1.0], 2),
+                 lambda: EX.product_two_steps([16], [1.0], 1.5)):
+        with pytest.raises(ValueError):
+            call()
+
+
+# --- the limit ODE of SGD with repetition -----------------------------------------------------
+def test_limit_rate_is_the_drift_of_the_chain():
+    rng = np.random.default_rng(8)
+    d, N = 16384, 1_000_000
+    rates = SG.reuse_limit_rate(np.array([0.0, -0.1]), 1.0)
+    for m0, th in zip((0.0, -0.1), rates, strict=True):
+        Z, S, rho = rng.standard_normal(N), rng.standard_normal(N), rng.chisquare(d - 2, N)
+        dm = (SG.chain_step(np.full(N, m0), Z, S, rho, 1.0 / d, True) - m0) * d
+        assert abs(dm.mean() - th) < 5 * dm.std() / math.sqrt(N) + 0.01
+    assert rates[0] < 0
+
+
+def test_limit_time_integrates_the_ode():
+    from scipy.integrate import solve_ivp
+    tau = SG.reuse_limit_time(1.0, 0.1)
+    grid = np.linspace(-0.2, 0.2, 401)
+    rate = SG.reuse_limit_rate(grid, 1.0)
+
+    def hit(_, m):
+        return abs(m[0]) - 0.1
+    hit.terminal = True
+    sol = solve_ivp(lambda _, m: np.interp(m, grid, rate), (0, 10), [0.0], events=hit,
+                    rtol=1e-9, atol=1e-12)
+    assert sol.t_events[0][0] == pytest.approx(tau, rel=1e-3)
+    with pytest.raises(ValueError):
+        SG.reuse_limit_time(1.0, 0.5)     # the drift vanishes near m = -0.25 before 0.5
+    with pytest.raises(ValueError):
+        SG.reuse_limit_rate([1.5], 1.0)
+
+
+def test_median_escape_streams_and_validation():
+    a = SG.median_escape([16, 32], 2, 8, tau_max=8.0, rng=3)
+    b = SG.median_escape([32], 2, 8, tau_max=8.0, rng=3)
+    np.testing.assert_array_equal(a.medians[:, 1], b.medians[:, 0])
+    assert a.medians.shape == (2, 2) and np.all(np.isfinite(a.medians))
+    assert np.all(a.escaped > 0.5)
+    for call in (lambda: SG.median_escape([16], 1), lambda: SG.median_escape([16], 2, frac=0.4),
+                 lambda: SG.median_escape([16.5], 2), lambda: SG.median_escape([16], 2, level=2.0),
+                 lambda: SG.median_escape([16], 2, group_size=0)):
+        with pytest.raises(ValueError):
+            call()
+
+
+def test_new_figures():
+    sw = EX.product_two_steps([16, 32], [1.0, 2.0], 2, rng=1)
+    fig = XP.product_figure(sw, 0.17)
+    assert len(fig.axes) == 2
+    runs = SG.median_escape([16, 32], 2, 8, tau_max=8.0, rng=3)
+    assert len(XP.escape_figure(runs, 1.04).axes) == 1
+    for call in (lambda: XP.product_figure("x", 0.1), lambda: XP.escape_figure("x", 1.0),
+                 lambda: XP.escape_figure(runs, -1.0)):
+        with pytest.raises(ValueError):
+            call()
+
+
+def test_product_noise_floor_against_simulation():
+    # fresh batches, d = 512, alpha = 2: the mean overlap within 4 SE of the closed form
+    sw = EX.product_two_steps([512], [2.0], 16, 1.0, 16, rng=5)
+    o = sw.overlap["fresh"][:, 0, 0]
+    floor = T.product_noise_floor(512, 1.0, 2.0)
+    assert abs(o.mean() - floor) < 4 * o.std(ddof=1) / 4.0
+    # the floor falls like d^(-1/2)
+    assert T.product_noise_floor(2048, 1.0, 2.0) == pytest.approx(floor / 2, rel=1e-12)
+    with pytest.raises(ValueError):
+        T.product_noise_floor(2.5, 1.0, 2.0)

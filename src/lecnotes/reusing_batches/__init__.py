@@ -11,8 +11,10 @@ The notebook ``lectures/09_reusing_batches.ipynb`` imports this subpackage. Its 
 
 from lecnotes.reusing_batches import experiments, explorer, grading, sgd, theory
 from lecnotes.reusing_batches.experiments import (
+    ProductSweep,
     TwoStepRuns,
     TwoStepSweep,
+    product_two_steps,
     simulate_two_steps,
     two_step_sweep,
     two_steps,
@@ -31,4 +33,6 @@ __all__ = [
     "simulate_two_steps",
     "TwoStepSweep",
     "two_step_sweep",
+    "ProductSweep",
+    "product_two_steps",
 ]

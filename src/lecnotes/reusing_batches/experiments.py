@@ -18,7 +18,8 @@ import numpy as np
 from lecnotes.core import validate as V
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
-__all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep"]
+__all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep",
+           "ProductSweep", "product_two_steps"]
 
 
 def _check_c(c):
@@ -219,3 +220,78 @@ def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, stu
                                      axis=1)
               for link in links for mode in ("reused", "fresh")}
     return TwoStepSweep(dims, alphas, overlap, signed, runs)
+
+
+class ProductSweep(NamedTuple):
+    r"""Overlaps with :math:`\operatorname{span}(\Wstar)` after two steps on the target
+    :math:`y = z_1z_2z_3` ({prf:ref}`prop-ch9-product`)."""
+
+    dims: np.ndarray
+    alphas: np.ndarray
+    overlap: dict
+    r"""``"reused"``, ``"fresh"`` -> mean over neurons of :math:`\|P_\star w_2\|/\|w_2\|`,
+    array (seeds, dims, alphas)."""
+    start: np.ndarray
+    r""":math:`\|P_\star w_0\|/\|w_0\|`, the same shape: the overlap of a random start."""
+
+
+def product_two_steps(dims, alphas, seeds: int, c: float = 1.0, width: int = 16,
+                      student="tanh", rng=None) -> ProductSweep:
+    r"""Two steps {eq}`eq-ch9-step` on a reused and on a fresh batch for the leap-3 target
+    :math:`y = z_1z_2z_3`, :math:`z_i = x_i` (:math:`\Wstar = (e_1, e_2, e_3)`), on nested data
+    as in :func:`simulate_two_steps`; the overlap of a neuron is
+    :math:`\|P_\star w_2\|/\|w_2\|` with :math:`P_\star` the projection on the span of
+    :math:`\Wstar` ({prf:ref}`prop-ch9-product`).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions, each at least 8.
+    alphas : sequence of float
+        Samples per dimension (each :math:`\alpha d\ge1`).
+    seeds : int
+        Independent runs (axis 0).
+    c : float
+        Step per sample.
+    width : int
+        Neurons per run, sharing the batch.
+    student : str
+        A name of :data:`lecnotes.reusing_batches.theory.STUDENTS`.
+    rng : Generator, int or None
+        Parent random state (SPEC 7); size ``d``, seed ``s`` draw from ``stream(rng, d, s)``.
+
+    Returns
+    -------
+    ProductSweep
+    """
+    dims = np.asarray(dims)
+    if dims.ndim != 1 or dims.size == 0:
+        raise ValueError("dims must be a non-empty sequence of integers >= 8")
+    dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
+                     for d in dims.tolist()])
+    seeds = V.positive_int(seeds, "seeds")
+    width = V.positive_int(width, "width")
+    c = _check_c(c)
+    ds = STUDENTS[check_student(student)][0]
+    alphas = V.finite_array(alphas, "alphas", ndim=1)
+    if alphas.size == 0 or np.any(alphas <= 0):
+        raise ValueError("alphas must be a non-empty sequence of positive numbers")
+    shape = (seeds, dims.size, alphas.size)
+    out = {m: np.zeros(shape) for m in ("reused", "fresh")}
+    start = np.zeros(shape)
+
+    def ratio(W):
+        return np.mean(np.linalg.norm(W[:, :3], axis=1) / np.linalg.norm(W, axis=1))
+
+    for k, d in enumerate(dims):
+        ns = np.maximum(1, np.round(alphas * d).astype(int))
+        for s in range(seeds):
+            X, Xf, W0 = _draw(int(d), s, int(ns.max()), width, rng)
+            y, yf = (np.prod(A[:, :3], axis=1) for A in (X, Xf))
+            start[s, k] = ratio(W0)
+            for j, n in enumerate(ns):
+                W1 = W0 + (c / d) * (y[:n, None] * ds(X[:n] @ W0.T)).T @ X[:n]
+                for mode, (A, b) in (("reused", (X[:n], y[:n])), ("fresh", (Xf[:n], yf[:n]))):
+                    W2 = W1 + (c / d) * (b[:, None] * ds(A @ W1.T)).T @ A
+                    out[mode][s, k, j] = ratio(W2)
+    return ProductSweep(dims, alphas, out, start)

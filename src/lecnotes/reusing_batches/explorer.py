@@ -19,10 +19,12 @@ from lecnotes.book.explorer import build_explorer
 from lecnotes.core import stats
 from lecnotes.core import validate as V
 from lecnotes.reusing_batches import theory as T
-from lecnotes.reusing_batches.experiments import TwoStepSweep
+from lecnotes.reusing_batches.experiments import ProductSweep, TwoStepSweep
+from lecnotes.reusing_batches.sgd import MedianEscape
 
 __all__ = ["REUSE_ALPHAS", "REUSE_CS", "ReuseState", "reuse_state", "reuse_figure",
-           "reuse_explorer", "two_step_figure", "he2_figure"]
+           "reuse_explorer", "two_step_figure", "he2_figure", "product_figure",
+           "escape_figure"]
 
 REUSE_ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0)
 r""":math:`\alpha` grid of the explorer's overlap curve."""
@@ -245,5 +247,83 @@ def he2_figure(sweep, reused_theory: float, alpha_index: int = -1):
     ax.set(xscale="log", yscale="log", xlabel="$d$",
            ylabel=rf"overlap, $\alpha = {sweep.alphas[j]:g}$")
     plotting.log_ticks(ax, dims)
+    plotting.shared_legend(fig, ncol=2)
+    return fig
+
+
+def product_figure(sweep, he3_overlap: float, floor=None):
+    r"""Overlap with :math:`\operatorname{span}(\Wstar)` after two steps on the target
+    :math:`z_1z_2z_3` against :math:`d`, reused and fresh, one panel per :math:`\alpha`, with
+    the overlap of the random start, a :math:`d^{-1/2}` line and the He_3 recursion at the
+    largest :math:`\alpha` for contrast ({prf:ref}`prop-ch9-product`).
+
+    Parameters
+    ----------
+    sweep : ProductSweep
+        From :func:`lecnotes.reusing_batches.experiments.product_two_steps`.
+    he3_overlap : float
+        The recursion's reused He_3 overlap (drawn in the last panel).
+    floor : array_like (dims, alphas), optional
+        The fresh batch's noise floor {eq}`eq-ch9-product-floor`, drawn dashed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sweep, ProductSweep):
+        raise ValueError("sweep must be a ProductSweep from product_two_steps()")
+    dims, pal = sweep.dims, plotting.PALETTE
+    fig, axes = plt.subplots(1, sweep.alphas.size, figsize=(7.5, 3.0), sharey=True,
+                             layout="constrained", squeeze=False)
+    for j, ax in enumerate(axes[0]):
+        for mode, col in (("reused", pal[0]), ("fresh", pal[1])):
+            plotting.errorbar_over_seeds(ax, dims, sweep.overlap[mode][:, :, j], color=col,
+                                         label=f"{mode} batch")
+        ax.plot(dims, sweep.start[:, :, j].mean(axis=0), ":", color="#888888",
+                label="random start")
+        if floor is not None:
+            ax.plot(dims, np.asarray(floor)[:, j], "--", color=pal[1], label="noise floor")
+        ax.set(xscale="log", yscale="log", xlabel="$d$", title=rf"$\alpha = {sweep.alphas[j]:g}$")
+        plotting.log_ticks(ax, dims)
+    axes[0, -1].axhline(float(he3_overlap), color="k", lw=1, label="$h_3$ reused, recursion")
+    axes[0, 0].set_ylabel(r"$\Vert P_\star w_2\Vert/\Vert w_2\Vert$")
+    plotting.shared_legend(fig, ncol=4)
+    return fig
+
+
+def escape_figure(runs, tau_star: float):
+    r"""Median number of fresh samples for SGD with repetition to reach the level, per group
+    of paths, against :math:`d` on log-log axes, with the limit :math:`\tau^\star d` of
+    {prf:ref}`prop-ch9-sgd-limit` and the slopes of :math:`d\log d` and :math:`d^2`.
+
+    Parameters
+    ----------
+    runs : MedianEscape
+        From :func:`lecnotes.reusing_batches.sgd.median_escape`.
+    tau_star : float
+        :func:`lecnotes.reusing_batches.sgd.reuse_limit_time`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(runs, MedianEscape):
+        raise ValueError("runs must be a MedianEscape from median_escape()")
+    tau_star = V.positive_float(tau_star, "tau_star")
+    d, pal = runs.dims.astype(float), plotting.PALETTE
+    fig, ax = plt.subplots(figsize=(5.0, 3.4), layout="constrained")
+    plotting.errorbar_over_seeds(ax, d, runs.medians, color=pal[0],
+                                 label="with repetition (group medians)")
+    ax.plot(d, tau_star * d, "-", color="k", label=r"limit ODE, $\tau^\star d$")
+    n0 = np.median(runs.medians[:, 0])
+    ax.plot(d, n0 * d * np.log(d) / (d[0] * np.log(d[0])), ":", color=pal[1],
+            label=r"$d\log d$")
+    ax.plot(d, n0 * (d / d[0]) ** 2, "--", color="#888888", label="$d^2$ (one pass)")
+    ax.set(xscale="log", yscale="log", xlabel="$d$", ylabel="fresh samples to escape")
+    plotting.log_ticks(ax, d.astype(int))
     plotting.shared_legend(fig, ncol=2)
     return fig

@@ -16,9 +16,26 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
+from lecnotes.core.hermite import gauss_hermite
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
-__all__ = ["chain_step", "EscapeRuns", "sgd_escape"]
+__all__ = ["chain_step", "EscapeRuns", "sgd_escape", "reuse_limit_rate", "reuse_limit_time",
+           "MedianEscape", "median_escape"]
+
+
+def _dims(dims):
+    dims = np.asarray(dims)
+    if dims.ndim != 1 or dims.size == 0:
+        raise ValueError("dims must be a non-empty sequence of integers >= 8")
+    return np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
+                     for d in dims.tolist()])
+
+
+def _level(level):
+    level = V.positive_float(level, "level")
+    if level >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    return level
 
 
 def chain_step(m, Z, S, rho, eta, reuse: bool, student="tanh", link="he3"):
@@ -136,3 +153,142 @@ def sgd_escape(dims, seeds: int, paths: int = 16, c: float = 1.0, level: float =
         return a.reshape(dims.size, seeds, paths).transpose(1, 0, 2)
 
     return EscapeRuns(dims, by_seed(hit[True]), by_seed(hit[False]), budget)
+
+
+def reuse_limit_rate(m, c: float = 1.0, n_nodes: int = 80):
+    r"""The large-:math:`d` drift of SGD with repetition, eq. {eq}`eq-ch9-reuse-ode`: the mean
+    change of :math:`m` per fresh sample, times :math:`d`, of the chain {eq}`eq-ch9-chain` at
+    :math:`\eta = c/d` (tanh student, :math:`h_3` target).
+
+    Parameters
+    ----------
+    m : array_like
+        Overlaps in [-1, 1].
+    c : float
+        :math:`\eta d > 0`.
+    n_nodes : int
+        Gauss-Hermite nodes per axis (at least 8).
+
+    Returns
+    -------
+    ndarray shaped like ``m``
+        :math:`c\,\E[a(G-mZ) + a_1(G-mZ_1)] - \tfrac{c^2}2\E[a^2+a_1^2]\,m`.
+    """
+    c = V.positive_float(c, "c")
+    m = V.finite_array(m, "m")
+    if np.any(np.abs(m) > 1):
+        raise ValueError("m must lie in [-1, 1]")
+    g, w = gauss_hermite(V.positive_int(n_nodes, "n_nodes", minimum=8))
+    Z, S = np.meshgrid(g, g, indexing="ij")
+    W = np.outer(w, w)
+    ds, phi = STUDENTS["tanh"][0], LINKS["he3"]
+    mm = m.reshape(-1, 1, 1)
+    G = mm * Z + np.sqrt(1.0 - mm * mm) * S
+    y = phi(G)
+    a = y * ds(Z)
+    Z1 = Z + c * a
+    a1 = y * ds(Z1)
+    drift = np.sum(W * (a * (G - mm * Z) + a1 * (G - mm * Z1)), axis=(1, 2))
+    power = np.sum(W * (a * a + a1 * a1), axis=(1, 2))
+    return (c * drift - 0.5 * c * c * power * mm[:, 0, 0]).reshape(m.shape)
+
+
+def reuse_limit_time(c: float = 1.0, level: float = 0.1, n_grid: int = 201) -> float:
+    r"""Samples per dimension :math:`\tau^\star` for the ODE
+    :math:`dm/d\tau` = :func:`reuse_limit_rate` to go from :math:`m = 0` to :math:`|m| =`
+    ``level`` ({prf:ref}`prop-ch9-sgd-limit`): the :math:`d\to\infty` limit of the escape
+    time divided by :math:`d`.
+
+    Parameters
+    ----------
+    c : float
+        :math:`\eta d > 0`.
+    level : float
+        In (0, 1).
+    n_grid : int
+        Points of the trapezoidal rule (at least 11).
+
+    Returns
+    -------
+    float
+    """
+    c = V.positive_float(c, "c")
+    level = _level(level)
+    n_grid = V.positive_int(n_grid, "n_grid", minimum=11)
+    side = np.sign(reuse_limit_rate(np.array([0.0]), c)[0])
+    m = side * np.linspace(0.0, level, n_grid)
+    r = side * reuse_limit_rate(m, c)
+    if np.any(r <= 0):
+        raise ValueError(f"the ODE does not reach |m| = {level} (a zero of the drift before it)")
+    return float(np.trapezoid(1.0 / r, np.abs(m)))
+
+
+class MedianEscape(NamedTuple):
+    """Median escape of SGD with repetition per group of paths ({prf:ref}`prop-ch9-sgd-limit`)."""
+
+    dims: np.ndarray
+    medians: np.ndarray
+    r"""Median number of fresh samples to :math:`|m|\ge` level in each group, (groups, dims);
+    ``inf`` if a group's median was not reached within the budget."""
+    escaped: np.ndarray
+    """Fraction of the paths escaped when the run stopped, per d."""
+
+
+def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0,
+                  level: float = 0.1, tau_max: float = 4.0, frac: float = 0.6,
+                  rng=None) -> MedianEscape:
+    r"""SGD with repetition by the exact chain {eq}`eq-ch9-chain` ({prf:ref}`def-ch9-sgd`,
+    :math:`\eta = c/d`), run at each d until every group has ``frac`` of its paths escaped (or
+    ``tau_max * d`` samples); the median escape time of each group. Size ``d`` draws from
+    ``validate.stream(rng, d, 1)``.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions, each at least 8.
+    n_groups : int
+        Groups (axis 0), at least 2.
+    group_size : int
+        Paths per group.
+    c : float
+        :math:`\eta d > 0`.
+    level : float
+        :math:`|m|` that counts as escaped, in (0, 1).
+    tau_max : float
+        Budget in samples per dimension.
+    frac : float
+        Fraction of each group to wait for, in (0.5, 1].
+    rng : Generator, int or None
+        Parent random state (SPEC 7).
+
+    Returns
+    -------
+    MedianEscape
+    """
+    dims = _dims(dims)
+    n_groups = V.positive_int(n_groups, "n_groups", minimum=2)
+    group_size = V.positive_int(group_size, "group_size")
+    c = V.positive_float(c, "c")
+    level = _level(level)
+    tau_max = V.positive_float(tau_max, "tau_max")
+    frac = V.positive_float(frac, "frac")
+    if not 0.5 < frac <= 1:
+        raise ValueError(f"frac must lie in (0.5, 1], got {frac}")
+    P = n_groups * group_size
+    medians = np.full((n_groups, dims.size), np.inf)
+    escaped = np.zeros(dims.size)
+    for j, d in enumerate(dims):
+        g = V.stream(rng, int(d), 1)
+        g1 = g.standard_normal(P)
+        m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
+        hit = np.full(P, np.inf)
+        for t in range(int(math.ceil(tau_max * d))):
+            Z, S, rho = g.standard_normal(P), g.standard_normal(P), g.chisquare(d - 2, P)
+            m = chain_step(m, Z, S, rho, c / d, True)
+            hit[np.isinf(hit) & (np.abs(m) >= level)] = t + 1
+            if t % 16 == 0 and np.min(np.mean(np.isfinite(hit.reshape(n_groups, -1)),
+                                              axis=1)) >= frac:
+                break
+        medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
+        escaped[j] = np.mean(np.isfinite(hit))
+    return MedianEscape(dims, medians, escaped)

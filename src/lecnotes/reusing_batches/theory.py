@@ -31,6 +31,9 @@ __all__ = [
     "TwoStepTheory",
     "two_step_theory",
     "fresh_noise_floor",
+    "ProductMoments",
+    "product_moments",
+    "product_noise_floor",
 ]
 
 _S6 = math.sqrt(6.0)
@@ -335,3 +338,87 @@ def fresh_noise_floor(d, c, alpha, student="tanh", link="he3", n_nodes: int = 48
     r1 = y * ds(Z + math.sqrt(th.s2) * N)
     var = 1.0 + c * c * alpha * float(np.sum(W * (r0**2 + r1**2) * G**2))
     return math.sqrt(2.0 * var / (math.pi * d)) / th.fresh.norm2
+
+
+class ProductMoments(NamedTuple):
+    r"""Hermite moments of the effective label of :math:`y = z_1z_2z_3`
+    ({prf:ref}`prop-ch9-product`)."""
+
+    first: float
+    r"""Largest :math:`|\E[T(Y)z_i]|` over :math:`i` and both batches."""
+    mixed: float
+    r"""Largest :math:`|\E[T(Y)z_iz_j]|`, :math:`i\ne j`, over both batches."""
+    second_reused: float
+    r""":math:`\E[T(Y)h_2(z_1)]` of the reused batch."""
+    second_even: float
+    r""":math:`\E[Y^2h_2(z_1)] = \sqrt2`: an even :math:`T` sees the second moment."""
+    third_fresh: float
+    r""":math:`\E[T(Y)z_1z_2z_3]` of the fresh batch (the leap-3 moment)."""
+
+
+def product_moments(c, alpha, student="tanh", n_nodes: int = 16) -> ProductMoments:
+    r"""The low Hermite moments of the effective label {eq}`eq-ch9-effective-label` of the
+    target :math:`y = z_1z_2z_3` ({prf:ref}`prop-ch9-product`), by Gauss-Hermite quadrature over
+    :math:`(z_1, z_2, z_3)`, reused and fresh batch. :math:`\E[y^2] = 1` as for :math:`h_3`, so
+    the cross-talk variance :math:`s^2` is that of the ``"he3"`` link.
+
+    Parameters
+    ----------
+    c, alpha, student
+        As in :func:`effective_label`.
+    n_nodes : int
+        Nodes per axis of :math:`z` (at least 8); :math:`T` itself uses 32 per axis.
+
+    Returns
+    -------
+    ProductMoments
+    """
+    c = V.positive_float(c, "c")
+    alpha = V.positive_float(alpha, "alpha")
+    check_student(student)
+    g, w = gauss_hermite(V.positive_int(n_nodes, "n_nodes", minimum=8))
+    Z1, Z2, Z3 = np.meshgrid(g, g, g, indexing="ij")
+    W = w[:, None, None] * w[None, :, None] * w[None, None, :]
+    y = Z1 * Z2 * Z3
+    h2 = (Z1 * Z1 - 1.0) / math.sqrt(2.0)
+    T = {r: effective_label(y, c, alpha, student, "he3", 32, reused=r) for r in (True, False)}
+
+    def E(f):
+        return float(np.sum(W * f))
+
+    first = max(abs(E(T[r] * Zi)) for r in T for Zi in (Z1, Z2, Z3))
+    mixed = max(abs(E(T[r] * A * B)) for r in T for A, B in ((Z1, Z2), (Z1, Z3), (Z2, Z3)))
+    return ProductMoments(first, mixed, E(T[True] * h2), E(y * y * h2), E(T[False] * y))
+
+
+def product_noise_floor(d, c, alpha, student="tanh", n_nodes: int = 48) -> float:
+    r"""Mean overlap :math:`\E\|P_\star w_2\|/\|w_2\|` after two steps with **fresh**
+    batches for :math:`y = z_1z_2z_3`, eq. {eq}`eq-ch9-product-floor`:
+    :math:`2\sqrt{2/\pi}\,\sqrt{V/d}/\|w_2\|` with
+    :math:`V = 1 + 3c^2\alpha(\E[\sigma'(z)^2] + \E[\sigma'(z+\nu)^2])` and the fresh norm
+    of {prf:ref}`prop-ch9-recursion` (which sees the label only through
+    :math:`\E[y] = 0`, :math:`\E[y^2] = 1`, as for :math:`h_3`).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 4.
+    c, alpha, student, n_nodes
+        As in :func:`effective_label`.
+
+    Returns
+    -------
+    float
+    """
+    d = V.positive_int(d, "d", minimum=4)
+    c = V.positive_float(c, "c")
+    alpha = V.positive_float(alpha, "alpha")
+    check_student(student)
+    th = two_step_theory(c, alpha, student, "he3", n_nodes)
+    g, w = gauss_hermite(V.positive_int(n_nodes, "n_nodes", minimum=8))
+    Z, N = np.meshgrid(g, g, indexing="ij")
+    W = np.outer(w, w)
+    ds = STUDENTS[student][0]
+    e0, e1 = float(np.sum(W * ds(Z) ** 2)), float(np.sum(W * ds(Z + math.sqrt(th.s2) * N) ** 2))
+    var = 1.0 + 3.0 * c * c * alpha * (e0 + e1)   # E[z1^2 y^2] = E[z1^4] = 3
+    return 2.0 * math.sqrt(2.0 / math.pi) * math.sqrt(var / d) / th.fresh.norm2
