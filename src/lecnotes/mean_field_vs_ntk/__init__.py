@@ -69,3 +69,14 @@ __all__ = [
     "risk_at_d_squared",
     "check_relu_ntk",
 ]
+
+SCALE_NOTES = {
+    'ntk-linearisation-rate': (
+        'Power, not rate: the fitted slope is -0.74 at both scales (between its two '
+        'bounds, -1/2 and -1), but its standard error grows from 0.023 to 0.036 at scale '
+        '2 and the one-sided 5-seed bound of 7.17 SE then reaches -0.474; more seeds '
+        'would restore the claim.'
+    ),
+}
+"""What the chapter says of its claims that widen or fail at scale 2 (`make scale`,
+the robustness page): measured at root 0, scales 1 and 2."""
