@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import eigh
 from scipy.special import ndtr
 
 from lecnotes.core import validate as V
-from lecnotes.mixtures.amp import amp, sample_sparse_gmm
+from lecnotes.mixtures.amp import amp, sample_sparse_gmm, subspace_cosine
 from lecnotes.mixtures.ridge import TARGETS, Mixture, label_moments
 
 __all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
-           "amp_sweep"]
+           "amp_sweep", "pca_sweep"]
 
 
 def _check_model(model):
@@ -232,3 +233,47 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
                     res = amp(X, k, rho, lam, iterations, e, Vm=Vm, rng=V.stream(r, i, ord(key)))
                     out[key][s, j, i] = res.overlaps[-1]
     return AMPSweep(dims, lams, out["u"], out["i"])
+
+
+def pca_sweep(dims, lams, seeds, k, rho, alpha, rng=None) -> np.ndarray:
+    r"""PCA on the data of :func:`amp_sweep` (the same streams, so the same data): the mean
+    squared cosine between the top :math:`k-1` eigenvectors of :math:`X^\top X/n` and the
+    span of the centred means ({prf:ref}`prop-ch11-pca`).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    lams : sequence of float
+        Signal-to-noise ratios, > 0.
+    seeds : int
+        Seeds.
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    alpha : float
+        Samples per dimension.
+    rng : Generator, int or None
+        Parent random state (as for :func:`amp_sweep`).
+
+    Returns
+    -------
+    ndarray (seeds, dims, lams)
+    """
+    dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
+                     for d in np.atleast_1d(dims)])
+    lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
+    seeds = V.positive_int(seeds, "seeds")
+    alpha = V.positive_float(alpha, "alpha")
+    out = np.zeros((seeds, dims.size, lams.size))
+    for j, d in enumerate(dims):
+        n = int(round(alpha * d))
+        for s in range(seeds):
+            X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=V.stream(rng, int(d), s))
+            signal = U @ Vm.T / np.sqrt(d)
+            for i, lam in enumerate(lams):
+                X = X0 + np.sqrt(lam) * signal
+                E = eigh(X.T @ X / n, subset_by_index=[d - k + 1, d - 1])[1]
+                out[s, j, i] = subspace_cosine(E, Vm)
+    return out
