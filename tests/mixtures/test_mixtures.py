@@ -15,6 +15,7 @@ from lecnotes.mixtures import experiments as EX  # noqa: E402
 from lecnotes.mixtures import explorer as XP  # noqa: E402
 from lecnotes.mixtures import grading as GR  # noqa: E402
 from lecnotes.mixtures import ridge as R  # noqa: E402
+from lecnotes.mixtures import thresholds as TH  # noqa: E402
 
 CHAPTERS = (11,)  # the chapters whose code these tests cover: make chapter CH=N
 
@@ -191,10 +192,10 @@ def test_amp_follows_its_state_evolution_at_large_d():
 
 
 def test_crossing_interpolates():
-    assert A.crossing([1.0, 2.0, 3.0], [0.0, 0.2, 0.6], 0.4) == pytest.approx(2.5)
-    assert math.isnan(A.crossing([1.0, 2.0], [0.0, 0.1], 0.5))
+    assert TH.crossing([1.0, 2.0, 3.0], [0.0, 0.2, 0.6], 0.4) == pytest.approx(2.5)
+    assert math.isnan(TH.crossing([1.0, 2.0], [0.0, 0.1], 0.5))
     with pytest.raises(ValueError, match="increasing"):
-        A.crossing([2.0, 1.0], [0.0, 0.1], 0.5)
+        TH.crossing([2.0, 1.0], [0.0, 0.1], 0.5)
 
 
 def test_amp_bad_input():
@@ -259,3 +260,12 @@ def test_grading_accepts_the_right_answer_and_names_wrong_ones():
     with pytest.raises(GradingError, match="sign"):
         GR.check_cluster_denoiser(lambda A_, B: good_denoiser(A_, -B), rng=0)
     assert "ex-ch11-denoiser" in GR.CHECKS
+
+
+def test_jackknife_crossing():
+    lams = np.array([1.0, 2.0, 3.0])
+    curves = np.array([[0.0, 0.2, 0.6], [0.0, 0.4, 0.6], [0.0, 0.3, 0.6]])
+    c, se = TH.jackknife_crossing(lams, curves, 0.3)
+    assert c == pytest.approx(2.0) and se > 0
+    with pytest.raises(ValueError, match="two seeds"):
+        TH.jackknife_crossing(lams, curves[:1], 0.3)

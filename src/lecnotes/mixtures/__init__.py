@@ -5,12 +5,13 @@ The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. It
 * :mod:`lecnotes.mixtures.ridge` - the sharp asymptotics of ridge on the two mixture families;
 * :mod:`lecnotes.mixtures.amp` - AMP, state evolution and free entropy of the sparse
   k-cluster mixture;
+* :mod:`lecnotes.mixtures.thresholds` - locating the thresholds, and PCA;
 * :mod:`lecnotes.mixtures.experiments` - the simulations and sweeps;
 * :mod:`lecnotes.mixtures.explorer` - figures and the widget of the Explore section;
 * :mod:`lecnotes.mixtures.grading` - the graded check.
 """
 
-from lecnotes.mixtures import amp, experiments, explorer, grading, ridge
+from lecnotes.mixtures import amp, experiments, explorer, grading, ridge, thresholds
 from lecnotes.mixtures.experiments import amp_sweep, ridge_sweep
 from lecnotes.mixtures.grading import check_cluster_denoiser
 
@@ -20,6 +21,7 @@ __all__ = [
     "explorer",
     "grading",
     "ridge",
+    "thresholds",
     "amp_sweep",
     "ridge_sweep",
     "check_cluster_denoiser",

@@ -15,8 +15,9 @@ from scipy.linalg import eigh
 from scipy.special import ndtr
 
 from lecnotes.core import validate as V
-from lecnotes.mixtures.amp import amp, sample_sparse_gmm, subspace_cosine
+from lecnotes.mixtures.amp import amp, sample_sparse_gmm
 from lecnotes.mixtures.ridge import TARGETS, Mixture, label_moments
+from lecnotes.mixtures.thresholds import subspace_cosine
 
 __all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
            "amp_sweep", "pca_sweep"]
