@@ -25,6 +25,16 @@ LECTURES = otter_assignments.lectures()
 
 # exercise label -> (a submission with a typical mistake, the words its feedback must contain)
 MISTAKES = {
+    "ex-ch11-denoiser": ('''
+import numpy as np
+
+def cluster_denoiser(A, B):
+    k = A.shape[0]
+    U = np.eye(k)                        # the one-hot vectors, not centred
+    logits = B @ U.T - 0.5 * np.einsum("ci,ij,cj->c", U, A, U)
+    w = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return (w / w.sum(axis=1, keepdims=True)) @ U
+''', "not centred"),
     "ex-ch9-two-steps": ('''
 def two_gd_steps(W0, X1, y1, X2, y2, c, dsigma):
     d = X1.shape[1]

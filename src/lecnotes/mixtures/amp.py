@@ -1,0 +1,475 @@
+r"""AMP and its state evolution for the sparse k-cluster mixture (chapter 11).
+
+The model ({prf:ref}`def-ch11-sparse-gmm`): :math:`X = \sqrt{\lambda/d}\,U V^\top + Z\in
+\R^{n\times d}`, :math:`n = \alpha d`, the rows of :math:`U` centred one-hot vectors
+:math:`u_c = e_c - \mathbf 1/k` (uniform cluster :math:`c`), the rows of :math:`V\in\R^{d\times
+k}` i.i.d. Gauss-Bernoulli entries (zero with probability :math:`1-\rho`, else
+:math:`\N(0, 1/\rho)`), :math:`Z` standard Gaussian. AMP is the low-rank matrix estimation
+algorithm of Lesieur, Krzakala and Zdeborova with the Bayes denoisers of the two priors
+({prf:ref}`alg-ch11-amp`); its state evolution {eq}`eq-ch11-se` is evaluated by Monte Carlo
+with a fixed sample (common random numbers, so that curves over :math:`\lambda` are smooth).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from lecnotes.core import validate as V
+
+__all__ = [
+    "cluster_denoiser",
+    "sparse_denoiser",
+    "sample_sparse_gmm",
+    "AMPResult",
+    "amp",
+    "subspace_overlap",
+    "SEState",
+    "state_evolution",
+    "free_entropy",
+    "lambda_alg",
+    "it_threshold",
+]
+
+
+def _check_k(k):
+    return V.positive_int(k, "k", minimum=2)
+
+
+def _check_rho(rho):
+    rho = V.positive_float(rho, "rho")
+    if rho > 1:
+        raise ValueError(f"rho must lie in (0, 1], got {rho}")
+    return rho
+
+
+def _centred(k):
+    return np.eye(k) - 1.0 / k
+
+
+def cluster_denoiser(A, B):
+    r"""Posterior mean and covariance of a centred one-hot vector :math:`u_c = e_c - \mathbf
+    1/k`, uniform prior, given the Gaussian channel :math:`\exp(\ip Bu - u^\top Au/2)`
+    ({eq}`eq-ch11-denoisers`).
+
+    Parameters
+    ----------
+    A : ndarray (k, k)
+        Symmetric precision of the channel.
+    B : ndarray (m, k)
+        Fields, one row per sample.
+
+    Returns
+    -------
+    mean : ndarray (m, k)
+    cov : ndarray (k, k)
+        The posterior covariance averaged over the rows.
+    """
+    A = V.finite_array(A, "A", ndim=2)
+    B = V.finite_array(B, "B", ndim=2)
+    k = A.shape[0]
+    if A.shape != (k, k) or B.shape[1] != k or k < 2 or B.shape[0] < 1:
+        raise ValueError(f"A must be (k, k) with k >= 2 and B (m, k), got {A.shape}, {B.shape}")
+    P = _centred(k)  # row c is u_c
+    logits = B @ P.T - 0.5 * np.einsum("ci,ij,cj->c", P, A, P)
+    logits -= logits.max(axis=-1, keepdims=True)
+    w = np.exp(logits)
+    w /= w.sum(axis=-1, keepdims=True)
+    mean = w @ P
+    m = B.shape[0]
+    cov = (P.T * w.mean(axis=0)) @ P - mean.T @ mean / m
+    return mean, cov
+
+
+_PATTERNS: dict = {}
+
+
+def _patterns(k):
+    if k not in _PATTERNS:
+        _PATTERNS[k] = [np.array(s, dtype=bool) for s in itertools.product([0, 1], repeat=k)]
+    return _PATTERNS[k]
+
+
+def sparse_denoiser(A, B, rho, log_z=False):
+    r"""Posterior mean and covariance of a row :math:`v\in\R^k` of i.i.d. Gauss-Bernoulli
+    entries (zero w.p. :math:`1-\rho`, else :math:`\N(0,1/\rho)`) given the channel
+    :math:`\exp(\ip Bv - v^\top Av/2)`: a sum over the :math:`2^k` supports, each a Gaussian
+    integral ({eq}`eq-ch11-denoisers`).
+
+    Parameters
+    ----------
+    A : ndarray (k, k)
+        Symmetric positive semi-definite precision.
+    B : ndarray (m, k)
+        Fields, one row per coordinate.
+    rho : float
+        Density of the non-zero entries, in (0, 1].
+    log_z : bool
+        Also return the log-partition function of each row.
+
+    Returns
+    -------
+    mean : ndarray (m, k)
+    cov : ndarray (k, k)
+        The posterior covariance averaged over the rows.
+    logz : ndarray (m,), only if ``log_z``
+    """
+    A = V.finite_array(A, "A", ndim=2)
+    B = V.finite_array(B, "B", ndim=2)
+    rho = _check_rho(rho)
+    if not isinstance(log_z, bool):
+        raise TypeError("log_z must be a bool")
+    k = A.shape[0]
+    if A.shape != (k, k) or B.shape[1] != k:
+        raise ValueError(f"A must be (k, k) and B (m, k), got {A.shape}, {B.shape}")
+    m = B.shape[0]
+    logs, means, seconds = [], [], []
+    for S in _patterns(k):
+        s = int(S.sum())
+        lw = s * math.log(rho) + (k - s) * math.log1p(-rho) if rho < 1 else (
+            0.0 if s == k else -np.inf)
+        mu = np.zeros((m, k))
+        sec = np.zeros((k, k))
+        if s:
+            M = A[np.ix_(S, S)] + rho * np.eye(s)
+            Minv = np.linalg.inv(M)
+            bS = B[:, S]
+            mS = bS @ Minv
+            lw = lw + 0.5 * s * math.log(rho) - 0.5 * np.linalg.slogdet(M)[1] + 0.5 * np.sum(
+                mS * bS, axis=1)
+            mu[:, S] = mS
+            sec[np.ix_(S, S)] = Minv
+        logs.append(np.broadcast_to(lw, (m,)))
+        means.append(mu)
+        seconds.append(sec)
+    L = np.stack(logs, axis=1)
+    top = L.max(axis=1, keepdims=True)
+    W = np.exp(L - top)
+    Zs = W.sum(axis=1, keepdims=True)
+    W /= Zs
+    mean = np.zeros((m, k))
+    cov = np.zeros((k, k))
+    for p, (mu, sec) in enumerate(zip(means, seconds, strict=True)):
+        wp = W[:, p : p + 1]
+        mean += wp * mu
+        cov += wp.mean() * sec + (wp * mu).T @ mu / m
+    cov -= mean.T @ mean / m
+    if log_z:
+        return mean, cov, (top + np.log(Zs))[:, 0]
+    return mean, cov
+
+
+def sample_sparse_gmm(n, d, k, rho, lam, rng=None):
+    r"""Draw the sparse k-cluster mixture {prf:ref}`def-ch11-sparse-gmm`.
+
+    Parameters
+    ----------
+    n, d : int
+        Samples and dimension.
+    k : int
+        Clusters, >= 2.
+    rho : float
+        Density of the means, in (0, 1].
+    lam : float
+        Signal-to-noise ratio, >= 0.
+    rng : Generator, int or None
+        Random state (SPEC 7).
+
+    Returns
+    -------
+    X : ndarray (n, d)
+    U : ndarray (n, k)
+        Centred one-hot rows.
+    Vm : ndarray (d, k)
+        The means' columns (before the centring).
+    """
+    n, d, k = V.positive_int(n, "n"), V.positive_int(d, "d"), _check_k(k)
+    rho, lam = _check_rho(rho), V.nonneg_float(lam, "lam")
+    rng = V.generator(rng)
+    Vm = (rng.random((d, k)) < rho) * rng.standard_normal((d, k)) / math.sqrt(rho)
+    U = _centred(k)[rng.integers(0, k, n)]
+    X = math.sqrt(lam / d) * U @ Vm.T + rng.standard_normal((n, d))
+    return X, U, Vm
+
+
+def subspace_overlap(Vhat, Vm):
+    r"""Overlap :math:`q = \lVert P\,\hat V^\top V P\rVert_F / \lVert P\,V^\top V P\rVert_F`
+    of an estimate with the centred means, :math:`P = I - \mathbf 1\mathbf 1^\top/k`
+    (invariant under a relabelling of the clusters; normalised by the sample's own means,
+    whose norm fluctuates for a sparse prior; the :math:`m` of :math:`M_v = mP` in
+    {prf:ref}`prop-ch11-lambda-alg`).
+
+    Parameters
+    ----------
+    Vhat, Vm : ndarray (d, k)
+
+    Returns
+    -------
+    float
+    """
+    Vhat = V.finite_array(Vhat, "Vhat", ndim=2)
+    Vm = V.finite_array(Vm, "Vm", ndim=2)
+    if Vhat.shape != Vm.shape or Vm.shape[1] < 2:
+        raise ValueError("Vhat and Vm must have the same shape (d, k), k >= 2")
+    P = _centred(Vm.shape[1])
+    return float(np.linalg.norm(P @ Vhat.T @ Vm @ P) / np.linalg.norm(P @ Vm.T @ Vm @ P))
+
+
+class AMPResult(NamedTuple):
+    """One AMP run ({prf:ref}`alg-ch11-amp`)."""
+
+    overlaps: np.ndarray
+    """Overlap with the centred means after each iteration (iterations + 1,)."""
+    V: np.ndarray
+    """Final estimate of the means (d, k)."""
+
+
+def amp(X, k, rho, lam, iterations=50, eps=1e-3, Vm=None, rng=None) -> AMPResult:
+    r"""AMP {prf:ref}`alg-ch11-amp` for the sparse k-cluster mixture, started from a Bayes
+    estimate of :math:`V` given a side channel of precision :math:`\epsilon P` (small
+    :math:`\epsilon`: an almost uninformed start).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Data.
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    lam : float
+        Signal-to-noise ratio (> 0).
+    iterations : int
+        Number of iterations.
+    eps : float
+        Precision of the side channel of the start (> 0).
+    Vm : ndarray (d, k)
+        The true means: to build the start and to record the overlaps.
+    rng : Generator, int or None
+        Random state of the start.
+
+    Returns
+    -------
+    AMPResult
+    """
+    X = V.finite_array(X, "X", ndim=2)
+    k, rho, lam = _check_k(k), _check_rho(rho), V.positive_float(lam, "lam")
+    iterations = V.positive_int(iterations, "iterations")
+    eps = V.positive_float(eps, "eps")
+    rng = V.generator(rng)
+    n, d = X.shape
+    if Vm is None:
+        raise ValueError("Vm (the true means) is needed to record the overlap")
+    Vm = V.finite_array(Vm, "Vm", ndim=2)
+    if Vm.shape != (d, k):
+        raise ValueError(f"Vm must have shape ({d}, {k})")
+    P = _centred(k)
+    A0 = eps * P
+    root = np.linalg.cholesky(A0 + 1e-12 * np.eye(k))
+    B0 = Vm @ A0 + rng.standard_normal((d, k)) @ root.T
+    v, cov_v = sparse_denoiser(A0, B0, rho)
+    s = math.sqrt(lam / d)
+    u_old = np.zeros((n, k))
+    over = [subspace_overlap(v, Vm)]
+    for _ in range(iterations):
+        Bu = s * (X @ v) - (lam / d) * d * u_old @ cov_v
+        Au = (lam / d) * v.T @ v
+        u, cov_u = cluster_denoiser(Au, Bu)
+        Bv = s * (X.T @ u) - (lam / d) * n * v @ cov_u
+        Av = (lam / d) * u.T @ u
+        v, cov_v = sparse_denoiser(Av, Bv, rho)
+        u_old = u
+        over.append(subspace_overlap(v, Vm))
+    return AMPResult(np.array(over), v)
+
+
+class SEState(NamedTuple):
+    """State evolution trajectory ({eq}`eq-ch11-se`)."""
+
+    mv: np.ndarray
+    r"""Overlap :math:`m_v` of the means after each iteration (iterations + 1,)."""
+    mu: np.ndarray
+    r"""Overlap :math:`m_u` of the assignments (iterations,)."""
+
+
+def _se_sample(k, rho, n_mc, rng):
+    """A stratified sample: ``n_mc`` draws per support pattern of v, weighted by its prior
+    probability (the rare patterns of a sparse prior are not left to chance)."""
+    r = V.stream(rng, k, n_mc)
+    pats = _patterns(k)
+    v = np.concatenate([S * r.standard_normal((n_mc, k)) / math.sqrt(rho) for S in pats])
+    wts = np.concatenate([np.full(n_mc, rho ** S.sum() * (1 - rho) ** (k - S.sum()) / n_mc)
+                          for S in pats])
+    xi_v = r.standard_normal((len(v), k))
+    xi_u = r.standard_normal((n_mc, k))
+    c = np.arange(n_mc) % k
+    return v, xi_v, _centred(k)[c], xi_u, wts
+
+
+def _channel(x, xi, mhat):
+    """b = mhat x + mhat^{1/2} xi for mhat = a P (P a projector): sqrt(a) P xi."""
+    return mhat * (x @ _centred(x.shape[1])) + math.sqrt(max(mhat, 0.0)) * (
+        xi @ _centred(x.shape[1]))
+
+
+def _mv_of(mhat_v, sample, rho):
+    v, xi_v, _, _, wts = sample
+    k = v.shape[1]
+    f, _ = sparse_denoiser(mhat_v * _centred(k), _channel(v, xi_v, mhat_v), rho)
+    fp = f @ _centred(k)  # Nishimori: E[f v^T] = E[f f^T], the lower-variance estimate
+    return float(wts @ np.sum(fp * fp, axis=1) / (k - 1))
+
+
+def _mu_of(mhat_u, sample):
+    _, _, u, xi_u, _ = sample
+    k = u.shape[1]
+    f, _ = cluster_denoiser(mhat_u * _centred(k), _channel(u, xi_u, mhat_u))
+    return float(np.sum(f * f) / (len(u) * (k - 1)))
+
+
+def state_evolution(k, rho, lam, alpha, iterations=50, eps=1e-3, n_mc=4000,
+                    rng=0) -> SEState:
+    r"""State evolution {eq}`eq-ch11-se` with the overlaps :math:`M = mP` (the symmetric
+    solution): :math:`\hat m_v = \lambda\alpha m_u`, :math:`\hat m_u = \lambda m_v`, each
+    overlap the Monte-Carlo average of its Bayes denoiser on a fixed sample.
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    lam : float
+        Signal-to-noise ratio, >= 0.
+    alpha : float
+        Samples per dimension.
+    iterations : int
+        Iterations.
+    eps : float
+        Precision of the side channel of the start, as in :func:`amp` (> 0; ``inf``: the
+        informed start, overlap 1).
+    n_mc : int
+        Monte-Carlo draws per support pattern of the means' prior.
+    rng : Generator, int or None
+        The Monte-Carlo sample's random state (the same sample for every lam).
+
+    Returns
+    -------
+    SEState
+    """
+    k, rho = _check_k(k), _check_rho(rho)
+    lam, alpha = V.nonneg_float(lam, "lam"), V.positive_float(alpha, "alpha")
+    iterations = V.positive_int(iterations, "iterations")
+    if not (isinstance(eps, (int, float)) and eps > 0):
+        raise ValueError(f"eps must be a positive number (inf: informed), got {eps!r}")
+    sample = _se_sample(k, rho, V.positive_int(n_mc, "n_mc"), rng)
+    mv, mu = [1.0 if math.isinf(eps) else _mv_of(float(eps), sample, rho)], []
+    for _ in range(iterations):
+        mu.append(max(_mu_of(lam * mv[-1], sample), 0.0))
+        mv.append(max(_mv_of(lam * alpha * mu[-1], sample, rho), 0.0))
+    return SEState(np.array(mv), np.array(mu))
+
+
+def free_entropy(mu, mv, k, rho, lam, alpha, n_mc=4000, rng=0) -> float:
+    r"""Replica-symmetric free entropy per dimension {eq}`eq-ch11-free-entropy` at overlaps
+    :math:`M_u = m_uP`, :math:`M_v = m_vP` (zero at the uninformative point).
+
+    Parameters
+    ----------
+    mu, mv : float
+        Overlaps of the assignments and of the means, >= 0.
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    lam : float
+        Signal-to-noise ratio.
+    alpha : float
+        Samples per dimension.
+    n_mc : int
+        Monte-Carlo draws per support pattern of the means' prior.
+    rng : Generator, int or None
+        The Monte-Carlo sample's random state.
+
+    Returns
+    -------
+    float
+    """
+    mu, mv = V.nonneg_float(mu, "mu"), V.nonneg_float(mv, "mv")
+    k, rho = _check_k(k), _check_rho(rho)
+    lam, alpha = V.nonneg_float(lam, "lam"), V.positive_float(alpha, "alpha")
+    v, xi_v, u, xi_u, wts = _se_sample(k, rho, V.positive_int(n_mc, "n_mc"), rng)
+    P = _centred(k)
+    hu, hv = lam * mv, lam * alpha * mu
+    logits = _channel(u, xi_u, hu) @ P.T - 0.5 * hu * np.einsum("ci,ij,cj->c", P, P, P)
+    top = logits.max(axis=1)
+    psi_u = float(np.mean(top + np.log(np.mean(np.exp(logits - top[:, None]), axis=1))))
+    _, _, logz = sparse_denoiser(hv * P, _channel(v, xi_v, hv), rho, log_z=True)
+    psi_v = float(wts @ logz)
+    return alpha * psi_u + psi_v - 0.5 * lam * alpha * (k - 1) * mu * mv
+
+
+def lambda_alg(k, alpha) -> float:
+    r"""The algorithmic threshold :math:`\lambda_{\rm alg} = k/\sqrt\alpha`
+    ({prf:ref}`prop-ch11-lambda-alg`).
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    alpha : float
+        Samples per dimension.
+
+    Returns
+    -------
+    float
+    """
+    return _check_k(k) / math.sqrt(V.positive_float(alpha, "alpha"))
+
+
+def it_threshold(k, rho, alpha, lo, hi, iterations=200, n_mc=4000, tol=1e-3, rng=0):
+    r"""The information-theoretic threshold {prf:ref}`def-ch11-lambda-it`: the smallest
+    :math:`\lambda` at which the informed fixed point of the state evolution has a positive
+    free entropy {eq}`eq-ch11-free-entropy`, by bisection on ``[lo, hi]``.
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    alpha : float
+        Samples per dimension.
+    lo, hi : float
+        A bracket: negative free entropy at ``lo``, positive at ``hi`` (> lo > 0).
+    iterations : int
+        State-evolution iterations from the informed start.
+    n_mc : int
+        Monte-Carlo draws per support pattern of the means' prior.
+    tol : float
+        Width of the final bracket.
+    rng : Generator, int or None
+        The Monte-Carlo sample's random state.
+
+    Returns
+    -------
+    float
+    """
+    lo, hi = V.positive_float(lo, "lo"), V.positive_float(hi, "hi")
+    if hi <= lo:
+        raise ValueError(f"need 0 < lo < hi, got lo = {lo}, hi = {hi}")
+
+    def phi(lam):
+        se = state_evolution(k, rho, lam, alpha, iterations, eps=math.inf, n_mc=n_mc, rng=rng)
+        return free_entropy(se.mu[-1], se.mv[-1], k, rho, lam, alpha, n_mc=n_mc, rng=rng)
+
+    if phi(lo) > 0 or phi(hi) <= 0:
+        raise ValueError("the bracket [lo, hi] does not contain a sign change")
+    while hi - lo > V.positive_float(tol, "tol"):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if phi(mid) <= 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+

@@ -1,0 +1,280 @@
+r"""Simulations of chapter 11: ridge and least squares on mixtures, and one giant step.
+
+Seeds on axis 0; the data of size ``d`` and seed ``s`` of a model come from
+``validate.stream(rng, d, s)``, so adding a size or a seed changes no other draw. The mixture
+and its matched Gaussian are drawn from the same stream (the same within-cluster noise, only
+the cluster variable differs), which pairs them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.special import ndtr
+
+from lecnotes.core import validate as V
+from lecnotes.mixtures.amp import amp, sample_sparse_gmm
+from lecnotes.mixtures.ridge import TARGETS, Mixture, label_moments
+from lecnotes.mixtures.thresholds import subspace_cosine
+
+__all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
+           "amp_sweep", "pca_sweep"]
+
+
+def _check_model(model):
+    if not isinstance(model, Mixture):
+        raise TypeError(f"model must be a Mixture, got {type(model).__name__}")
+    return model
+
+
+def sample(model, n, d, rng=None):
+    r"""Draw :math:`n` samples of a mixture ({prf:ref}`def-ch11-means`,
+    {prf:ref}`def-ch11-scales`), :math:`\wstar = e_1`.
+
+    Parameters
+    ----------
+    model : Mixture
+        The data law.
+    n, d : int
+        Samples and dimension (d >= 2).
+    rng : Generator, int or None
+        Random state (SPEC 7).
+
+    Returns
+    -------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    """
+    model = _check_model(model)
+    n = V.positive_int(n, "n")
+    d = V.positive_int(d, "d", minimum=2)
+    rng = V.generator(rng)
+    Z = rng.standard_normal((n, d))
+    latent = rng.standard_normal(n)  # the cluster variable: its sign, or itself (Gaussian)
+    xi = rng.standard_normal(n)
+    if model.kind == "means":
+        c = latent if model.gaussian else np.sign(latent)
+        X = Z
+        X[:, 0] += c * model.m * np.cos(model.theta)
+        X[:, 1] += c * model.m * np.sin(model.theta)
+        y = TARGETS[model.target](X[:, 0]) + model.noise * xi
+        return X, y
+    taus, w = np.array(model.taus), np.array(model.weights)
+    if model.gaussian:
+        scale = np.full(n, np.sqrt(model.tau_bar))
+    else:  # cluster by the quantile of the latent Gaussian (one draw per sample)
+        u = ndtr(latent)
+        cl = np.minimum(np.searchsorted(np.cumsum(w), u), len(w) - 1)
+        scale = np.sqrt(taus[cl])
+    X = Z * scale[:, None]
+    return X, X[:, 0] + model.noise * xi
+
+
+class RidgeRun(NamedTuple):
+    """Errors of one fit ({prf:ref}`thm-ch11-lowrank`, {prf:ref}`thm-ch11-scales`)."""
+
+    train: float
+    test: float
+
+
+def _test_error(model, w):
+    """Exact population test error of the linear predictor w under ``model``."""
+    if model.kind == "scales":
+        return model.tau_bar * ((w[0] - 1) ** 2 + np.sum(w[1:] ** 2)) + model.noise**2
+    C, b, y2 = label_moments(model)
+    a = w[:2]
+    return y2 - 2 * a @ b + a @ C @ a + np.sum(w[2:] ** 2)
+
+
+def ridge_fit(X, y, lam, model):
+    r"""Ridge :math:`\hat w = (X^\top X/n + \lambda)^{-1}X^\top y/n` (least squares at
+    :math:`\lambda = 0`) and its training and exact test errors under ``model``
+    ({prf:ref}`def-ch11-ridge`).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    lam : float
+        Ridge, >= 0 (0 needs n > d).
+    model : Mixture
+        The law of the data, for the test error.
+
+    Returns
+    -------
+    RidgeRun
+    """
+    X, y = V.data_pair(X, y)
+    lam = V.nonneg_float(lam, "lam")
+    model = _check_model(model)
+    n, d = X.shape
+    if lam == 0 and n <= d:
+        raise ValueError("least squares (lam = 0) needs more samples than dimensions")
+    w = np.linalg.solve(X.T @ X / n + lam * np.eye(d), X.T @ y / n)
+    return RidgeRun(float(np.mean((y - X @ w) ** 2)), float(_test_error(model, w)))
+
+
+class RidgeSweep(NamedTuple):
+    """Errors over seeds and sizes: arrays (seeds, dims) keyed by ridge value."""
+
+    dims: np.ndarray
+    lams: tuple
+    train: dict
+    """lam -> (seeds, dims)."""
+    test: dict
+    """lam -> (seeds, dims)."""
+
+
+def ridge_sweep(model, dims, alpha, lams, seeds, rng=None) -> RidgeSweep:
+    r"""Ridge at every :math:`\lambda` of ``lams`` on the same data, :math:`n = \alpha d`,
+    over ``seeds`` and ``dims`` ({prf:ref}`def-ch11-ridge`).
+
+    Parameters
+    ----------
+    model : Mixture
+        The data law.
+    dims : sequence of int
+        Dimensions.
+    alpha : float
+        Samples per dimension.
+    lams : sequence of float
+        Ridge values (0: least squares, needs alpha > 1).
+    seeds : int
+        Number of seeds.
+    rng : Generator, int or None
+        Parent random state; stream ``(d, s)`` per size and seed.
+
+    Returns
+    -------
+    RidgeSweep
+    """
+    model = _check_model(model)
+    dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
+                     for d in np.atleast_1d(dims)])
+    alpha = V.positive_float(alpha, "alpha")
+    lams = tuple(V.nonneg_float(lam, "lams") for lam in np.atleast_1d(lams))
+    seeds = V.positive_int(seeds, "seeds")
+    train = {lam: np.zeros((seeds, dims.size)) for lam in lams}
+    test = {lam: np.zeros((seeds, dims.size)) for lam in lams}
+    for j, d in enumerate(dims):
+        n = int(round(alpha * d))
+        for s in range(seeds):
+            X, y = sample(model, n, int(d), rng=V.stream(rng, int(d), s))
+            for lam in lams:
+                r = ridge_fit(X, y, lam, model)
+                train[lam][s, j], test[lam][s, j] = r
+    return RidgeSweep(dims, lams, train, test)
+
+
+class AMPSweep(NamedTuple):
+    """Final AMP overlaps over seeds, sizes and signal strengths ({prf:ref}`alg-ch11-amp`)."""
+
+    dims: np.ndarray
+    lams: np.ndarray
+    uninformed: np.ndarray
+    """(seeds, dims, lams): start from a side channel of precision ``eps``."""
+    informed: np.ndarray
+    """(seeds, dims, lams): start from the side channel of precision 1."""
+
+
+def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informed=False,
+              rng=None) -> AMPSweep:
+    r"""AMP on the sparse k-cluster mixture ({prf:ref}`def-ch11-sparse-gmm`) at every size,
+    signal strength and seed, from an almost uninformed and an informed start. The noise,
+    assignments and means of size ``d`` and seed ``s`` come from stream ``(d, s)`` and are
+    shared by all ``lams`` (only the signal's strength changes: paired curves).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    lams : sequence of float
+        Signal-to-noise ratios, > 0.
+    seeds : int
+        Seeds.
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    alpha : float
+        Samples per dimension.
+    iterations : int
+        AMP iterations.
+    eps : float
+        Precision of the uninformed start's side channel.
+    informed : bool
+        Also run from the informed start (otherwise ``informed`` holds NaN).
+    rng : Generator, int or None
+        Parent random state.
+
+    Returns
+    -------
+    AMPSweep
+    """
+    dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
+                     for d in np.atleast_1d(dims)])
+    lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
+    seeds = V.positive_int(seeds, "seeds")
+    alpha = V.positive_float(alpha, "alpha")
+    if not isinstance(informed, bool):
+        raise TypeError("informed must be a bool")
+    out = {key: np.full((seeds, dims.size, lams.size), np.nan) for key in ("u", "i")}
+    starts = (("u", eps), ("i", 1.0)) if informed else (("u", eps),)
+    for j, d in enumerate(dims):
+        n = int(round(alpha * d))
+        for s in range(seeds):
+            r = V.stream(rng, int(d), s)
+            X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=r)
+            signal = U @ Vm.T / np.sqrt(d)
+            for i, lam in enumerate(lams):
+                X = X0 + np.sqrt(lam) * signal
+                for key, e in starts:
+                    res = amp(X, k, rho, lam, iterations, e, Vm=Vm, rng=V.stream(r, i, ord(key)))
+                    out[key][s, j, i] = res.overlaps[-1]
+    return AMPSweep(dims, lams, out["u"], out["i"])
+
+
+def pca_sweep(dims, lams, seeds, k, rho, alpha, rng=None) -> np.ndarray:
+    r"""PCA on the data of :func:`amp_sweep` (the same streams, so the same data): the mean
+    squared cosine between the top :math:`k-1` eigenvectors of :math:`X^\top X/n` and the
+    span of the centred means ({prf:ref}`prop-ch11-pca`).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    lams : sequence of float
+        Signal-to-noise ratios, > 0.
+    seeds : int
+        Seeds.
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    alpha : float
+        Samples per dimension.
+    rng : Generator, int or None
+        Parent random state (as for :func:`amp_sweep`).
+
+    Returns
+    -------
+    ndarray (seeds, dims, lams)
+    """
+    dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
+                     for d in np.atleast_1d(dims)])
+    lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
+    seeds = V.positive_int(seeds, "seeds")
+    alpha = V.positive_float(alpha, "alpha")
+    out = np.zeros((seeds, dims.size, lams.size))
+    for j, d in enumerate(dims):
+        n = int(round(alpha * d))
+        for s in range(seeds):
+            X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=V.stream(rng, int(d), s))
+            signal = U @ Vm.T / np.sqrt(d)
+            for i, lam in enumerate(lams):
+                X = X0 + np.sqrt(lam) * signal
+                E = eigh(X.T @ X / n, subset_by_index=[d - k + 1, d - 1])[1]
+                out[s, j, i] = subspace_cosine(E, Vm)
+    return out

@@ -1,0 +1,234 @@
+r"""Figures and the explorer of chapter 11 ({ref}`sec-ch11-explore`).
+
+:func:`ridge_figure` draws the ridge errors of a mixture and of its matched Gaussian against
+:math:`d` with the limits of {prf:ref}`thm-ch11-lowrank` / {prf:ref}`thm-ch11-scales`;
+:func:`gap_state` and :func:`gap_figure` draw the state evolution {eq}`eq-ch11-se` of the
+sparse k-cluster mixture from an uninformed and an informed start against :math:`\lambda`,
+with AMP points, :math:`\lambda_{\rm alg}` and :math:`\lambda_{\rm it}`; :func:`gap_explorer`
+is the widget (state evolution only: a redraw takes a few seconds).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from lecnotes.book import plotting
+from lecnotes.book.explorer import build_explorer
+from lecnotes.core import validate as V
+from lecnotes.mixtures import amp as A
+from lecnotes.mixtures.experiments import AMPSweep, RidgeSweep
+
+__all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer"]
+
+
+def ridge_figure(panels, fig=None):
+    r"""Ridge errors against :math:`d`, one panel per mixture (mean and standard error over
+    seeds), mixture and matched Gaussian, with their limits ({prf:ref}`thm-ch11-lowrank`).
+
+    Parameters
+    ----------
+    panels : list of (title, RidgeSweep, RidgeSweep, float, float, float)
+        Title, sweep of the mixture, sweep of its matched Gaussian, the ridge shown, and the
+        limits of the test error of the mixture and of the Gaussian.
+    fig : matplotlib.figure.Figure, optional
+        Drawn into (cleared).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not panels:
+        raise ValueError("panels must hold at least one panel")
+    if fig is None:
+        fig = plt.figure(figsize=(7.2, 3.2), layout="constrained")
+    fig.clear()
+    axes = fig.subplots(1, len(panels), sharey=False)
+    axes = np.atleast_1d(axes)
+    pal = plotting.PALETTE
+    for ax, (title, mix, gau, lam, th_mix, th_gau) in zip(axes, panels, strict=True):
+        for sw in (mix, gau):
+            if not isinstance(sw, RidgeSweep):
+                raise ValueError("panels need RidgeSweep results from ridge_sweep()")
+        d = mix.dims
+        plotting.errorbar_over_seeds(ax, d, mix.test[lam], color=pal[0], label="mixture")
+        plotting.errorbar_over_seeds(ax, d * 1.04, gau.test[lam], color=pal[1],
+                                     marker="s", label="matched Gaussian")
+        ax.axhline(th_mix, color=pal[0], ls="-", lw=1, label="limit, mixture")
+        ax.axhline(th_gau, color=pal[1], ls="--", lw=1, label="limit, Gaussian")
+        ax.set(xscale="log", xlabel="$d$", title=title)
+        plotting.log_ticks(ax, d)
+    axes[0].set_ylabel("test error")
+    plotting.shared_legend(fig, ncol=4)
+    return fig
+
+
+class GapState(NamedTuple):
+    """State-evolution curves of the sparse k-cluster mixture ({eq}`eq-ch11-se`)."""
+
+    k: int
+    rho: float
+    alpha: float
+    lams: np.ndarray
+    uninformed: np.ndarray
+    """Fixed-point overlap from the uninformed start, on ``lams``."""
+    informed: np.ndarray
+    """Fixed-point overlap from the informed start, on ``lams``."""
+    lam_alg: float
+    lam_it: float
+
+
+def gap_state(k=3, rho=0.05, alpha=2.0, lams=None, iterations=60, n_mc=1000,
+              lam_it=None) -> GapState:
+    r"""State evolution {eq}`eq-ch11-se` from both starts on a grid of :math:`\lambda`, the
+    threshold :math:`\lambda_{\rm alg}` ({prf:ref}`prop-ch11-lambda-alg`) and, unless given,
+    :math:`\lambda_{\rm it}` ({prf:ref}`def-ch11-lambda-it`).
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    alpha : float
+        Samples per dimension.
+    lams : sequence of float, optional
+        Grid (default: 0.3 to 1.4 times lambda_alg).
+    iterations : int
+        State-evolution iterations.
+    n_mc : int
+        Monte-Carlo draws per support pattern.
+    lam_it : float, optional
+        A precomputed information-theoretic threshold.
+
+    Returns
+    -------
+    GapState
+    """
+    la = A.lambda_alg(k, alpha)
+    lams = la * np.linspace(0.3, 1.4, 12) if lams is None else np.atleast_1d(lams)
+    lams = np.array([V.positive_float(x, "lams") for x in lams])
+    un = [A.state_evolution(k, rho, x, alpha, iterations, 1e-3, n_mc).mv[-1] for x in lams]
+    inf = [A.state_evolution(k, rho, x, alpha, iterations, np.inf, n_mc).mv[-1] for x in lams]
+    if lam_it is None:
+        grid = [x for x, m in zip(lams, inf, strict=True) if m > 1e-3]
+        lam_it = A.it_threshold(k, rho, alpha, 0.5 * grid[0], grid[-1], iterations, n_mc,
+                                tol=0.01) if grid else float("nan")
+    return GapState(int(k), float(rho), float(alpha), lams, np.array(un), np.array(inf), la,
+                    float(lam_it))
+
+
+def gap_figure(state, sweep=None, fig=None):
+    r"""Overlap of the means against :math:`\lambda`: state evolution from the uninformed and
+    the informed start (lines), AMP at the largest size (points, if ``sweep``), and the two
+    thresholds ({prf:ref}`prop-ch11-lambda-alg`, {prf:ref}`def-ch11-lambda-it`).
+
+    Parameters
+    ----------
+    state : GapState
+        From :func:`gap_state`.
+    sweep : AMPSweep, optional
+        AMP runs to draw (the largest size).
+    fig : matplotlib.figure.Figure, optional
+        Drawn into (cleared).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(state, GapState):
+        raise ValueError("state must be a GapState from gap_state()")
+    if sweep is not None and not isinstance(sweep, AMPSweep):
+        raise ValueError("sweep must be an AMPSweep from amp_sweep()")
+    if fig is None:
+        fig = plt.figure(figsize=(5.6, 3.6), layout="constrained")
+    fig.clear()
+    ax = fig.subplots()
+    pal = plotting.PALETTE
+    ax.plot(state.lams, state.informed, color=pal[1], label="SE, informed start")
+    ax.plot(state.lams, state.uninformed, color=pal[0], label="SE, uninformed start")
+    if sweep is not None:
+        plotting.errorbar_over_seeds(ax, sweep.lams, sweep.uninformed[:, -1], color=pal[0],
+                                     ls="none", label=f"AMP, d = {sweep.dims[-1]}")
+        plotting.errorbar_over_seeds(ax, sweep.lams, sweep.informed[:, -1], color=pal[1],
+                                     ls="none", marker="s")
+    ax.axvline(state.lam_alg, color="k", ls=":", label=r"$\lambda_{\rm alg}=k/\sqrt{\alpha}$")
+    if np.isfinite(state.lam_it):
+        ax.axvline(state.lam_it, color="#888888", ls="--", label=r"$\lambda_{\rm it}$")
+        ax.axvspan(state.lam_it, state.lam_alg, color="#dddddd", alpha=0.6, lw=0)
+    ax.set(xlabel=r"$\lambda$", ylabel="overlap with the means",
+           title=f"k = {state.k}, rho = {state.rho:g}, alpha = {state.alpha:g}")
+    plotting.shared_legend(fig, ncol=2)
+    return fig
+
+
+def gap_explorer(state=None):
+    r"""The live explorer of chapter 11 ({ref}`sec-ch11-explore`): the density :math:`\rho`
+    and the number of clusters :math:`k`; each redraw calls :func:`gap_state` and
+    :func:`gap_figure`.
+
+    Parameters
+    ----------
+    state : GapState, optional
+        Drawn first (the chapter passes the state of its static figure).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With the controls ``rho``, ``k`` and ``output``, ``state``, ``draws``.
+    """
+    import ipywidgets as W
+
+    if state is not None and not isinstance(state, GapState):
+        raise ValueError("state must be a GapState from gap_state()")
+    r0, k0, a0 = (0.05, 3, 2.0) if state is None else (state.rho, state.k, state.alpha)
+    controls = {
+        "rho": W.SelectionSlider(options=sorted({0.02, 0.05, 0.1, 0.2, 0.5, r0}), value=r0,
+                                 description="rho", continuous_update=False),
+        "k": W.SelectionSlider(options=sorted({2, 3, 4, k0}), value=k0, description="k",
+                               continuous_update=False),
+    }
+
+    def draw(values, fig):
+        st = gap_state(values["k"], values["rho"], a0, iterations=40, n_mc=400)
+        return gap_figure(st, fig=fig), st
+
+    initial = None if state is None else (lambda fig: (gap_figure(state, fig=fig), state))
+    return build_explorer(controls, draw, initial)
+
+
+def ridge_table(keys, theory, runs, lam):
+    r"""The table of limits and simulations of the ridge section ({prf:ref}`thm-ch11-lowrank`,
+    {prf:ref}`thm-ch11-scales`).
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The mixtures' names.
+    theory : dict
+        ``(key, gaussian, lam) -> RidgeErrors``.
+    runs : dict
+        ``(key, gaussian) -> RidgeSweep``.
+    lam : float
+        The ridge shown.
+
+    Returns
+    -------
+    lecnotes.book.plotting.Table
+    """
+    if not keys:
+        raise ValueError("keys must name at least one mixture")
+    rows = []
+    for key in keys:
+        t, g, sw = theory[key, False, lam], theory[key, True, lam], runs[key, False]
+        rows.append([key, f"{t.test:.4f}", f"{g.test:.4f}", f"{sw.test[lam][:, -1].mean():.4f}",
+                     f"{t.train:.4f}", f"{g.train:.4f}", f"{sw.train[lam][:, -1].mean():.4f}"])
+    d = runs[keys[0], False].dims[-1]
+    head = ["mixture", "test: limit", "Gaussian limit", f"simulated, d = {d}", "train: limit",
+            "Gaussian limit", f"simulated, d = {d}"]
+    return plotting.Table(head, rows)
