@@ -124,7 +124,7 @@ def _execute(path: Path) -> int:
     for err in errors:
         print(f"ERROR {err.get('ename')}: {err.get('evalue')}"[:500])
     # the kernel is this process's child, reaped at shutdown: its peak memory and its CPU
-    # time are RUSAGE_CHILDREN's (the CPU time does not depend on how loaded the machine is)
+    # time are RUSAGE_CHILDREN's (CPU time still grows with contention for caches and memory)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"{PEAK_TAG} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime:.1f}", flush=True)
     return 1 if errors else 0
