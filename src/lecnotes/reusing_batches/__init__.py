@@ -36,3 +36,15 @@ __all__ = [
     "ProductSweep",
     "product_two_steps",
 ]
+
+SCALE_NOTES = {
+    "product-reused-slope": (
+        "A finding, not explained yet: the reused overlap of z1 z2 z3 falls with slope "
+        "-0.495 over d = 128..1024 and -0.453 over d = 256..2048, still within the "
+        "tolerance of -1/2 and far from the order-one alternative 0; a d^(-1/2) law with a "
+        "correction that grows with d (the slow exit from the symmetric point) would do "
+        "this, but it is not derived."
+    ),
+}
+"""What the chapter says of its claims that widen or fail at scale 2 (`make scale`,
+the robustness page): measured at root 0, scales 1 and 2."""
