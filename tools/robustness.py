@@ -213,7 +213,8 @@ def page(summary: dict, scale_summary: dict | None = None) -> str:
         f"- **claims**: {len(rows)}, of which {len(rows) - len(failing)} passed under every "
         f"root; the weakest passed {min((r['passes'] for r in rows), default=k)} of {k}",
     ]
-    for key, words in [("date", "run"), ("seconds", "wall time (s)"), ("digest", "sources"),
+    for key, words in [("date", "last run"), ("lectures", "lectures of the last run"),
+                       ("seconds", "wall time of the last run (s)"), ("digest", "sources"),
                        ("jobs", "lectures at once")]:
         if key in meta:
             lines.append(f"- **{words}**: {meta[key]}")
@@ -341,6 +342,8 @@ def run(paths: list[Path], roots: list[int], scales: list[float], *, workers: in
         if r["returncode"] != 0:
             print(f"\n===== {sweep.Task(**r['task']).key} =====\n{r['output']}")
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "lectures": ", ".join(Path(p).stem[:2] for p in paths) + " (the other lectures' "
+                        "records come from earlier runs)",
             "seconds": round(time.perf_counter() - start), "digest": claims.package_digest(),
             "jobs": where, "errors": errors}
 
