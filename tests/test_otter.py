@@ -41,6 +41,14 @@ def two_gd_steps(W0, X1, y1, X2, y2, c, dsigma):
     W1 = W0 + (c / d) * (y1[:, None] * dsigma(X1 @ W0.T)).T @ X1
     return W1 + (c / d) * (y2[:, None] * dsigma(X2 @ W0.T)).T @ X2   # W0, not W1
 ''', "pre-activations of W_0"),
+    "ex-ch10-feature-overlap": ('''
+import numpy as np
+
+def feature_overlap(Z, y):               # forgets the - I: the mean of y enters the trace
+    n, r = Z.shape
+    A = (Z * y[:, None]).T @ Z / n
+    return abs(np.trace(A)) / (np.sqrt(r) * np.linalg.norm(A))
+''', "the identity is not subtracted"),
     "ex-ch0-noise-level": ('''
 from lecnotes.core.hermite import gaussian_expectation
 from lecnotes.core.targets import get_link

@@ -422,6 +422,7 @@ EXPLORERS = {
     "06_giant_steps": "giant_step_explorer",
     "07_two_steps": "two_step_explorer",
     "09_reusing_batches": "reuse_explorer",
+    "10_hierarchical_targets": "stage_explorer",
     "11_gaussian_mixtures": "gap_explorer",
 }
 

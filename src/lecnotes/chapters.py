@@ -30,6 +30,7 @@ CHAPTERS = (
     Chapter(7, "07_two_steps", "two_steps"),
     Chapter(8, "08_online_sgd", "online_sgd"),
     Chapter(9, "09_reusing_batches", "reusing_batches"),
+    Chapter(10, "10_hierarchical_targets", "hierarchical"),
     Chapter(11, "11_gaussian_mixtures", "mixtures"),
 )
 """Every chapter, in reading order."""

@@ -1,0 +1,48 @@
+"""Chapter 10: Hierarchical targets, and what depth buys.
+
+The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage. Its modules:
+
+* :mod:`lecnotes.hierarchical.theory` - the target's moments and the stages' closed forms;
+* :mod:`lecnotes.hierarchical.experiments` - the three stages and the kernel baseline;
+* :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
+* :mod:`lecnotes.hierarchical.grading` - the graded check.
+"""
+
+from lecnotes.hierarchical import experiments, explorer, grading, theory
+from lecnotes.hierarchical.experiments import (
+    DepthSweep,
+    Stage1Sweep,
+    Stage2Sweep,
+    depth_sweep,
+    feature_overlap,
+    latent_rank,
+    log_crossing,
+    quadratic_feature,
+    sample_sight,
+    stage_one_subspace,
+    stage_one_sweep,
+    stage_two_sweep,
+    subspace_overlap,
+)
+from lecnotes.hierarchical.grading import check_feature_overlap
+
+__all__ = [
+    "experiments",
+    "explorer",
+    "grading",
+    "theory",
+    "check_feature_overlap",
+    "DepthSweep",
+    "Stage1Sweep",
+    "Stage2Sweep",
+    "depth_sweep",
+    "feature_overlap",
+    "latent_rank",
+    "log_crossing",
+    "quadratic_feature",
+    "sample_sight",
+    "stage_one_subspace",
+    "stage_one_sweep",
+    "stage_two_sweep",
+    "subspace_overlap",
+]

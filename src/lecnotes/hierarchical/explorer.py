@@ -1,0 +1,203 @@
+r"""Figures and the live explorer of chapter 10 ({ref}`sec-ch10-explore`).
+
+:func:`stage_figure` draws the predicted overlaps of the first two stages
+({prf:ref}`prop-ch10-stage-one`, {prf:ref}`prop-ch10-stage-two`) with simulated points if
+given; :func:`stage_explorer` redraws it for other links and latent dimensions;
+:func:`depth_figure` draws the test errors of the deep and the shallow learner against
+:math:`n` ({prf:ref}`prop-ch10-shallow`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from lecnotes.book import plotting
+from lecnotes.book.explorer import build_explorer, with_option
+from lecnotes.core import stats
+from lecnotes.core import validate as V
+from lecnotes.hierarchical import theory as T
+from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
+
+__all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
+           "EXPLORER_CS", "EXPLORER_RANKS"]
+
+EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
+"""Quadratic coefficients of the link offered by the explorer."""
+EXPLORER_RANKS = (4, 8, 12, 16, 24, 32)
+"""Latent dimensions offered by the explorer."""
+
+
+class StageState(NamedTuple):
+    r"""Predicted overlaps of the first two stages at one link and latent dimension."""
+
+    c: float
+    r: int
+    alphas: np.ndarray
+    q1: np.ndarray
+    r"""{prf:ref}`prop-ch10-stage-one` at :math:`d = r^2` (with the finite-size term)."""
+    betas: np.ndarray
+    rho2: np.ndarray
+    r"""{prf:ref}`prop-ch10-stage-two`."""
+    law: T.FeatureLaw
+
+
+def stage_state(c=0.5, r=12):
+    r"""The curves of {prf:ref}`prop-ch10-stage-one` (at :math:`d = r^2`, i.e.
+    :math:`\varepsilon = 1/2`) and {prf:ref}`prop-ch10-stage-two`.
+
+    Parameters
+    ----------
+    c : float
+        Quadratic coefficient of the link.
+    r : int
+        Latent dimension (>= 2).
+
+    Returns
+    -------
+    StageState
+    """
+    r = V.positive_int(r, "r", minimum=2)
+    alphas = np.geomspace(0.5, 32, 41)
+    betas = np.geomspace(0.25, 32, 41)
+    q = T.finite_size_overlap(T.stage_one_overlap(alphas, r, c), r, r * r)
+    return StageState(float(c), r, alphas, q, betas, T.stage_two_overlap(betas, r, c),
+                      T.feature_law(r, c))
+
+
+def stage_figure(state, fig=None, stage1=None, stage2=None):
+    r"""Two panels: the stage-one overlap against :math:`\alpha = n/(dr)` and the stage-two
+    overlap against :math:`\beta = n/r^2`, theory (lines) and, if given, simulations.
+
+    Parameters
+    ----------
+    state : StageState
+        From :func:`stage_state` (its curves are drawn black).
+    fig : matplotlib Figure, optional
+        Redrawn in place.
+    stage1 : Stage1Sweep, optional
+        Simulated first stages, one colour per size, with their own theory curves.
+    stage2 : Stage2Sweep, optional
+        Simulated second stages, one colour per latent dimension.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(state, StageState):
+        raise ValueError("state must be a StageState from stage_state()")
+    if stage1 is not None and not isinstance(stage1, Stage1Sweep):
+        raise ValueError("stage1 must be a Stage1Sweep")
+    if stage2 is not None and not isinstance(stage2, Stage2Sweep):
+        raise ValueError("stage2 must be a Stage2Sweep")
+    if fig is None:
+        fig = plt.figure(figsize=(7.5, 3.4), layout="constrained")
+    fig.clf()
+    ax0, ax1 = fig.subplots(1, 2)
+    pal = plotting.PALETTE
+    ax0.plot(state.alphas, state.q1, color="k", lw=1.2,
+             label=f"theory, $r = {state.r}$, $d = r^2$")
+    ax1.plot(state.betas, state.rho2, color="k", lw=1.2)
+    if stage1 is not None:
+        for j, (d, r) in enumerate(zip(stage1.dims, stage1.ranks, strict=True)):
+            col = pal[j % 6]
+            th = T.finite_size_overlap(T.stage_one_overlap(state.alphas, int(r), state.c),
+                                       int(r), int(d))
+            ax0.plot(state.alphas, th, color=col, lw=0.8, ls="--")
+            plotting.errorbar_over_seeds(ax0, stage1.alphas, stage1.overlap[:, j], color=col,
+                                         ls="none", label=f"$d = {d}$, $r = {r}$")
+    if stage2 is not None:
+        for j, r in enumerate(stage2.ranks):
+            col = pal[(j + 2) % 6]
+            ax1.plot(state.betas, T.stage_two_overlap(state.betas, int(r), state.c),
+                     color=col, lw=0.8, ls="--")
+            plotting.errorbar_over_seeds(ax1, stage2.betas, stage2.overlap[:, j], color=col,
+                                         ls="none", marker="s", label=f"stage 2, $r = {r}$")
+    ax0.set(xscale="log", xlabel=r"$\alpha = n/(d\,r)$", ylabel="$q_1$, subspace overlap",
+            ylim=(0, 1.02), title="stage 1: latent subspace")
+    ax1.set(xscale="log", xlabel=r"$\beta = n/r^2$", ylabel=r"$|\mathrm{corr}(\hat h, h)|$",
+            ylim=(0, 1.02), title=f"stage 2: feature, $c = {state.c:g}$")
+    plotting.log_ticks(ax0, [0.5, 1, 2, 4, 8, 16, 32])
+    plotting.log_ticks(ax1, [0.25, 1, 4, 16])
+    plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def stage_explorer(state=None):
+    r"""The live explorer of chapter 10 ({ref}`sec-ch10-explore`): selectors for the link's
+    quadratic coefficient :math:`c` and the latent dimension :math:`r`; each redraw calls
+    :func:`stage_state` and :func:`stage_figure` (quadratures only).
+
+    Parameters
+    ----------
+    state : StageState, optional
+        Drawn first (the chapter passes the state of its static figure).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        With the controls ``c``, ``r`` and ``output``, ``state``, ``draws``.
+    """
+    import ipywidgets as W
+
+    if state is not None and not isinstance(state, StageState):
+        raise ValueError("state must be a StageState from stage_state()")
+    c0, r0 = (0.5, 12) if state is None else (state.c, state.r)
+    controls = {
+        "c": W.SelectionSlider(options=with_option(EXPLORER_CS, c0), value=c0,
+                               description="c", continuous_update=False),
+        "r": W.SelectionSlider(options=with_option(EXPLORER_RANKS, r0), value=r0,
+                               description="r", continuous_update=False),
+    }
+
+    def draw(values, fig):
+        st = stage_state(values["c"], values["r"])
+        return stage_figure(st, fig), st
+
+    initial = None if state is None else (lambda fig: (stage_figure(state, fig), state))
+    return build_explorer(controls, draw, initial)
+
+
+def depth_figure(sweep, floors):
+    r"""Test error against :math:`n` (log-log) of the three-layer network trained layer by
+    layer (solid) and of kernel ridge with the ReLU NTK (open), one colour per :math:`d`,
+    with the kernel floor {eq}`eq-ch10-floor` of each :math:`d` (dotted).
+
+    Parameters
+    ----------
+    sweep : DepthSweep
+        From :func:`lecnotes.hierarchical.experiments.depth_sweep`.
+    floors : array_like
+        The floor of each size.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sweep, DepthSweep):
+        raise ValueError("sweep must be a DepthSweep from depth_sweep()")
+    floors = V.finite_array(floors, "floors", ndim=1)
+    if floors.shape != sweep.dims.shape:
+        raise ValueError("floors needs one value per size")
+    fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
+    pal = plotting.PALETTE
+    for j, d in enumerate(sweep.dims):
+        col = pal[j % 6]
+        plotting.errorbar_over_seeds(ax, sweep.ns, sweep.deep_error[:, j], color=col,
+                                     label=f"three layers, $d = {d}$")
+        m, se = stats.mean_and_error(sweep.kernel_error[:, j])
+        ax.errorbar(sweep.kernel_ns, m, se, color=col, marker="o", mfc="white", ls=":",
+                    capsize=2, label=f"kernel (NTK), $d = {d}$")
+        ax.axhline(floors[j], color=col, ls=(0, (1, 2)), lw=0.9)
+    ax.set(xscale="log", yscale="log", xlabel="$n$ (samples)",
+           ylabel=r"test error $/\,\mathrm{Var}\,y$")
+    ticks = [int(v) for v in sweep.ns[::2]]
+    plotting.log_ticks(ax, ticks)
+    plotting.log_ticks(ax, [0.05, 0.1, 0.2, 0.5, 1], axis="y")
+    plotting.shared_legend(fig, ncol=3)
+    return fig
