@@ -168,7 +168,15 @@ def _grade(args):
     from otter.api import grade_submission  # only .venv-dev has otter-grader
 
     start = time.perf_counter()
-    res = grade_submission(str(submission), str(ag_zip), quiet=True)
+    for attempt in range(3):
+        try:
+            res = grade_submission(str(submission), str(ag_zip), quiet=True)
+            break
+        except RuntimeError as err:  # jupyter_client picks a free port that another kernel
+            # may bind first (zmq "Address already in use", then "Kernel died before replying
+            # to kernel_info"): a race of kernel start-up, not a grade; start the kernel again
+            if "Kernel died" not in str(err) or attempt == 2:
+                raise
     feedback = "\n".join(test.summary() for test in res.results.values())
     return res.total, res.possible, feedback, time.perf_counter() - start
 

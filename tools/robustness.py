@@ -54,6 +54,19 @@ more than this many scale-1 tolerances; in between it holds."""
 SCALE_HEADING = "## The claims at scale "
 
 
+def chapter_title(stem: str) -> str:
+    """The lecture's own title (its first ``# `` heading, e.g. "10. Hierarchical targets, and
+    what depth buys"), else the stem: a heading of words, which a phone can wrap (the stem
+    alone, ``10_hierarchical_targets``, ran past the column)."""
+    path = notebooks.ROOT / "lectures" / f"{stem}.ipynb"
+    if path.is_file():
+        for cell in json.loads(path.read_text())["cells"]:
+            for line in "".join(cell["source"]).splitlines():
+                if cell["cell_type"] == "markdown" and line.startswith("# "):
+                    return line[2:].strip()
+    return stem
+
+
 def folder(root: int, scale: float = 1.0) -> Path:
     """Where the records of one root at one scale are."""
     return OUT / f"scale-{scale:g}" / f"root-{root}"
@@ -239,8 +252,8 @@ def page(summary: dict, scale_summary: dict | None = None) -> str:
     for r in rows:
         if r["chapter"] != chapter:
             chapter = r["chapter"]
-            lines += ["", f"### {chapter}", "", "| claim | passed | worst measured | reference |",
-                      "|---|---|---|---|"]
+            lines += ["", f"### {chapter_title(chapter)}", "",
+                      "| claim | passed | worst measured | reference |", "|---|---|---|---|"]
         lines.append(f"| `{r['label']}` | {r['passes']}/{k} | {_fmt(r['worst_measured'])} | "
                      f"{_reference(r)} |")
     if scale_summary:
