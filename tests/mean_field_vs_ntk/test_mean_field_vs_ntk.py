@@ -32,6 +32,23 @@ def test_movement_sweep_shapes_and_lazy_prediction():
     np.testing.assert_array_equal(one.movement["mf"][0], res.movement["mf"][0])
 
 
+def test_movement_sweep_halves_the_step_of_a_run_that_misses():
+    """A run that diverges (or misses the loss) restarts from its own initialisation with
+    half the step, drawing nothing: at eta0 = 2 the mean-field runs of seed 0 diverge, and
+    after one halving they are exactly the eta0 = 1 runs of the same seed."""
+    kw = dict(eps=0.05, seeds=2, steps=500, n_test=50, rng=0)
+    with pytest.raises(FloatingPointError):
+        M.movement_sweep(4, 16, [8, 32], eta0=2.0, max_halvings=0, **kw)
+    two = M.movement_sweep(4, 16, [8, 32], eta0=2.0, **kw)
+    one = M.movement_sweep(4, 16, [8, 32], eta0=1.0, **kw)
+    assert two.reached.all() and one.halvings.sum() == 0
+    np.testing.assert_array_equal(two.halvings[0, 1], [1, 1])  # seed 0, mean field
+    for sc in ("movement", "gap"):
+        np.testing.assert_array_equal(getattr(two, sc)["mf"][0], getattr(one, sc)["mf"][0])
+    untouched = two.halvings == 0  # the other runs are those of a cap with no halving
+    assert untouched[:, 0].all()
+
+
 def test_rademacher_linear_sweep_bounds_are_ordered():
     res = M.rademacher_linear_sweep([5, 20], [3, 30], n_mc=200, rng=0)
     assert set(res.values) == {3, 30} and res.values[3].shape == (2, 4)
