@@ -35,6 +35,48 @@ def positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def sizes(values, name: str, minimum: int = 1, count: int = 1) -> np.ndarray:
+    """A 1-d sequence of at least ``count`` integers >= ``minimum``, as an int64 array.
+
+    The one check behind every grid of dimensions, widths, sample sizes or batch sizes that a
+    sweep takes. Entries may be Python or NumPy integers, or floats of integer value (a grid
+    built with ``np.geomspace(...).round()``); a bool, a string, a scalar, a NaN or a
+    fractional entry is refused.
+
+    Parameters
+    ----------
+    values : sequence of int
+        The sizes.
+    name : str
+        The argument's name, for the error message.
+    minimum : int, default 1
+        The smallest accepted size.
+    count : int, default 1
+        The smallest accepted number of sizes.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(values),)
+    """
+    what = (f"{name} must be a 1-d sequence of at least {count} integer(s) >= {minimum}, "
+            f"got {values!r}")
+    if isinstance(values, (str, bytes)) or not np.iterable(values):
+        raise ValueError(what)
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1 or arr.size < count:
+        raise ValueError(what)
+    out = []
+    for v in arr.tolist():
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise ValueError(what)
+        if not isinstance(v, numbers.Integral) and not (np.isfinite(v) and float(v).is_integer()):
+            raise ValueError(what)
+        if v < minimum:
+            raise ValueError(what)
+        out.append(int(v))
+    return np.asarray(out, dtype=np.int64)
+
+
 def nonneg_float(value, name: str) -> float:
     """``value`` as a finite float >= 0.
 

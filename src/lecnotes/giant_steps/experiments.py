@@ -22,7 +22,7 @@ from lecnotes.core import validate as V
 from lecnotes.core.linalg import top_singular
 from lecnotes.core.overlaps import neuron_overlaps, overlap_gram
 from lecnotes.core.targets import random_orthonormal, single_index
-from lecnotes.giant_steps.procedure import check_callable, check_sizes, init_network
+from lecnotes.giant_steps.procedure import check_callable, init_network
 from lecnotes.giant_steps.theory import (
     OneStepSpike,
     giant_step_size,
@@ -146,7 +146,7 @@ def one_step_sweep(link, dims, seeds: int, delta: int, eta0: float, p_over_d: in
     OneStepSweep
     """
     check_callable(link, "link")
-    dims, seeds = check_sizes(dims, "dims"), V.positive_int(seeds, "seeds")
+    dims, seeds = V.sizes(dims, "dims"), V.positive_int(seeds, "seeds")
     delta, eta0 = V.positive_int(delta, "delta"), V.positive_float(eta0, "eta0")
     p_over_d = V.positive_int(p_over_d, "p_over_d")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
@@ -188,7 +188,7 @@ def leap2_sweep(link, dims, ns, seeds: int, p: int = 128, eta0: float = 1.0,
         :math:`\frac1p\sum_i\cos^2(w_i^1, w_\star)`.
     """
     check_callable(link, "link")
-    dims, ns = check_sizes(dims, "dims"), check_sizes(ns, "ns")
+    dims, ns = V.sizes(dims, "dims"), V.sizes(ns, "ns")
     seeds = V.positive_int(seeds, "seeds")
     p, eta0 = V.positive_int(p, "p"), V.positive_float(eta0, "eta0")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
@@ -236,7 +236,7 @@ def two_direction_sweep(dims, ns, seeds: int, remove_linear: bool,
     -------
     TwoDirectionSweep
     """
-    dims, ns = check_sizes(dims, "dims", minimum=2), check_sizes(ns, "ns")
+    dims, ns = V.sizes(dims, "dims", minimum=2), V.sizes(ns, "ns")
     seeds = V.positive_int(seeds, "seeds")
     if len(dims) != len(ns):
         raise ValueError("dims and ns must have the same length")
@@ -299,7 +299,7 @@ def one_step_comparison(link, dims, seeds: int, delta: int, eta0: float,
     OneStepComparison
     """
     runs = one_step_sweep(link, dims, seeds, delta, eta0, p_over_d=p_over_d, rng=rng)
-    dims = check_sizes(dims, "dims")
+    dims = V.sizes(dims, "dims")
     eta_bar = giant_step_size(p_over_d * dims[-1], delta * dims[-1], dims[-1], eta0) / (
         p_over_d * dims[-1])
     spikes = [one_step_spike(link, eta_bar, delta, p_over_d * d, d) for d in dims]
@@ -345,7 +345,7 @@ def leap2_runs(link, dims_linear, dims_square, seeds_linear: int, seeds_square: 
     -------
     Leap2Runs
     """
-    dl, ds = check_sizes(dims_linear, "dims_linear"), check_sizes(dims_square, "dims_square")
+    dl, ds = V.sizes(dims_linear, "dims_linear"), V.sizes(dims_square, "dims_square")
     p, eta0 = V.positive_int(p, "p"), V.positive_float(eta0, "eta0")
     seeds_linear = V.positive_int(seeds_linear, "seeds_linear")
     seeds_square = V.positive_int(seeds_square, "seeds_square")
@@ -389,8 +389,8 @@ def two_direction_runs(dims_raw, dims_leap, seeds: int, snapshot_d: int = 64,
     -------
     TwoDirectionRuns
     """
-    dims = {"4d": check_sizes(dims_raw, "dims_raw", minimum=2),
-            "4d2": check_sizes(dims_leap, "dims_leap", minimum=2)}
+    dims = {"4d": V.sizes(dims_raw, "dims_raw", minimum=2),
+            "4d2": V.sizes(dims_leap, "dims_leap", minimum=2)}
     snapshot_d = V.positive_int(snapshot_d, "snapshot_d")
     for key, dd in dims.items():
         if snapshot_d not in dd:

@@ -16,7 +16,7 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.core.targets import random_orthonormal
-from lecnotes.giant_steps.procedure import check_sizes, init_network, two_phase
+from lecnotes.giant_steps.procedure import init_network, two_phase
 from lecnotes.giant_steps.ridge_theory import (
     equivalent_learning_curve,
     feature_label_moments,
@@ -75,7 +75,7 @@ def generalisation_sweep(d: int, p: int, n_list, seeds: int, rng=None,
     GeneralisationRuns
     """
     d, p = V.positive_int(d, "d", minimum=2), V.positive_int(p, "p")
-    n_list, seeds = check_sizes(n_list, "n_list"), V.positive_int(seeds, "seeds")
+    n_list, seeds = V.sizes(n_list, "n_list"), V.positive_int(seeds, "seeds")
     n_test = V.positive_int(n_test, "n_test", minimum=2)
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     gen_err = np.zeros((seeds, len(n_list), 3))

@@ -19,7 +19,7 @@ from lecnotes.core import validate as V
 from lecnotes.core.activations import get_activation
 from lecnotes.core.overlaps import overlap_gram
 from lecnotes.core.targets import random_orthonormal, staircase
-from lecnotes.giant_steps.procedure import check_callable, check_sizes, init_network
+from lecnotes.giant_steps.procedure import check_callable, init_network
 from lecnotes.giant_steps.theory import (
     CUBIC,
     asymmetric_target,
@@ -107,7 +107,7 @@ def fresh_steps_sweep(target: Callable, k: int, dims, steps: int, seeds: int,
     -------
     ndarray (seeds, len(dims), steps, k + 1)
     """
-    dims, seeds = check_sizes(dims, "dims"), V.positive_int(seeds, "seeds")
+    dims, seeds = V.sizes(dims, "dims"), V.positive_int(seeds, "seeds")
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     return np.array([[fresh_steps(target, k, d, steps, V.stream(rng, d, s),
                                   activation, eta_bar=eta_bar, **kw) for d in dims]
@@ -154,7 +154,7 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
     """
     seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
     first = V.positive_int(first, "first", minimum=0)
-    dims, p = check_sizes(dims, "dims", minimum=3), V.positive_int(p, "p")
+    dims, p = V.sizes(dims, "dims", minimum=3), V.positive_int(p, "p")
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     rng, target = V.generator(rng), staircase(3)  # rng: the root of the streams
     acts = [get_activation(CUBIC if a == "cubic" else a).dsigma for a, _ in runs]
@@ -215,7 +215,7 @@ def barrier_runs(dims, steps: int = 4, seeds_symmetric: int = 4, seeds_asymmetri
     -------
     BarrierRuns
     """
-    dims, steps = check_sizes(dims, "dims", minimum=2), V.positive_int(steps, "steps")
+    dims, steps = V.sizes(dims, "dims", minimum=2), V.positive_int(steps, "steps")
     seeds_symmetric = V.positive_int(seeds_symmetric, "seeds_symmetric")
     seeds_asymmetric = V.positive_int(seeds_asymmetric, "seeds_asymmetric")
     sym, asym = rotated(symmetric_target), rotated(asymmetric_target)
@@ -262,7 +262,7 @@ def leap2_many_steps(dims, steps: int = 10, seeds: int = 10, level: float = 0.2,
     -------
     Leap2ManySteps
     """
-    dims = check_sizes(dims, "dims", minimum=2)
+    dims = V.sizes(dims, "dims", minimum=2)
     if len(dims) < 2:
         raise ValueError("dims must hold at least two dimensions (a slope in log d)")
     steps = V.positive_int(steps, "steps", minimum=3)

@@ -9,12 +9,11 @@ learning rate :func:`lecnotes.giant_steps.theory.giant_step_size`), then on the 
 ridge (:func:`two_phase`, {prf:ref}`def-ch6-two-phase`). The sweeps of the chapter are in
 :mod:`lecnotes.giant_steps.experiments` (one step), :mod:`lecnotes.giant_steps.many_steps`
 (fresh steps and staircases) and :mod:`lecnotes.giant_steps.generalisation` (the second
-layer); :func:`check_sizes` is the input check they share.
+layer); their size grids are checked by :func:`lecnotes.core.validate.sizes`.
 """
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,38 +24,7 @@ from lecnotes.giant_steps.theory import remove_linear_part
 from lecnotes.models.layerwise import multi_step, ridge_second_layer
 from lecnotes.models.networks import forward, init_params
 
-__all__ = ["check_sizes", "check_callable", "init_network", "TwoPhaseResult", "two_phase"]
-
-
-def check_sizes(values, name: str, minimum: int = 1) -> np.ndarray:
-    """A non-empty sequence of integer sizes >= ``minimum``, as an int64 array.
-
-    The check behind the grids of {prf:ref}`def-ch6-two-phase`'s sweeps (dimensions, batch
-    sizes); every entry goes through :func:`lecnotes.core.validate.positive_int`.
-
-    Parameters
-    ----------
-    values : sequence of int
-        The sizes.
-    name : str
-        The argument's name, for the error message.
-    minimum : int, default 1
-        The smallest accepted size.
-
-    Returns
-    -------
-    ndarray of int64 (len(values),)
-    """
-    if isinstance(values, (str, bytes)) or not np.iterable(values):
-        raise ValueError(f"{name} must be a non-empty sequence of integers >= {minimum}, "
-                         f"got {values!r}")
-    values = list(np.asarray(values, dtype=object).ravel())
-    if not values:
-        raise ValueError(f"{name} must be a non-empty sequence of integers >= {minimum}")
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-            raise ValueError(f"{name} must hold integers >= {minimum}, got {v!r}")
-    return np.asarray([int(v) for v in values], dtype=np.int64)
+__all__ = ["check_callable", "init_network", "TwoPhaseResult", "two_phase"]
 
 
 def check_callable(f, name: str):

@@ -63,15 +63,6 @@ __all__ = [
 ]
 
 
-def _int_sizes(values, name: str, minimum: int = 1) -> list:
-    """A non-empty sequence of integers >= ``minimum`` (ints, or floats of integer value)."""
-    arr = V.finite_array(values, name, ndim=1)
-    if arr.size < 1 or np.any(arr < minimum) or np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must be a non-empty sequence of integers >= {minimum}, "
-                         f"got {values!r}")
-    return [int(v) for v in arr]
-
-
 def _sweep_dict(barrier, name: str = "barrier") -> dict:
     if not isinstance(barrier, dict) or not barrier:
         raise ValueError(f"{name} must be a non-empty dict d -> (n_list, values) of "
@@ -222,7 +213,7 @@ def rademacher_linear_sweep(ns, dims, B: float = 1.0, n_mc: int = 400,
     -------
     RademacherResult
     """
-    ns, dims = _int_sizes(ns, "ns"), _int_sizes(dims, "dims")
+    ns, dims = V.sizes(ns, "ns").tolist(), V.sizes(dims, "dims").tolist()
     B, z = V.positive_float(B, "B"), V.positive_float(z, "z")
     n_mc = V.positive_int(n_mc, "n_mc", minimum=2)
     values, inside = {}, np.zeros((len(dims), len(ns)), dtype=bool)
@@ -319,7 +310,7 @@ def norm_budget_sweep(d: int, m: int, kappas, eps: float, eta0: float, seeds: in
     seeds = V.positive_int(seeds, "seeds")
     d, m, steps = V.positive_int(d, "d"), V.positive_int(m, "m", minimum=2), V.positive_int(
         steps, "steps")
-    kappas = _int_sizes(kappas, "kappas")
+    kappas = V.sizes(kappas, "kappas").tolist()
     eps, eta0 = V.positive_float(eps, "eps"), V.positive_float(eta0, "eta0")
     values = {k: np.zeros((seeds, len(kappas))) for k in BUDGET_KEYS}
     flags = np.zeros((seeds, len(kappas), 2, 2), dtype=bool)

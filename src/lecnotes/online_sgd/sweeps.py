@@ -30,14 +30,6 @@ __all__ = ["search_budget", "EscapeSweep", "escape_sweep", "chain_sweep", "map_e
            "ReuseLate", "reuse_late", "ChainExponent", "chain_exponent", "chain_step_scan"]
 
 
-def _dims(dims, name="dims", minimum=2) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(dims))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-d sequence of integers >= {minimum}, "
-                         f"got {dims!r}")
-    return np.array([V.positive_int(d, name, minimum) for d in arr.tolist()])
-
-
 def search_budget(k: int, d: int) -> int:
     r"""The step budget :math:`400\,d^{\max(k-1,1)}` of the escape runs: many times the
     search time of {prf:ref}`thm-ch8-sample-complexity`.
@@ -88,7 +80,7 @@ def escape_sweep(k: int, dims, n_seeds: int, c: float, *, rng=None) -> EscapeSwe
     EscapeSweep
     """
     k = theory.check_k(k)
-    dims = _dims(dims)
+    dims = V.sizes(dims, "dims", minimum=2)
     S = V.positive_int(n_seeds, "n_seeds")
     c = V.positive_float(c, "c")
     runs = [escape_runs(k, int(d), S, theory.optimal_batch_step(k, int(d), 1, c),
@@ -118,7 +110,7 @@ def chain_sweep(k: int, dims, n_paths: int, c: float, *, rng=None) -> np.ndarray
     ndarray, shape (n_paths, n_dims)
     """
     k = theory.check_k(k)
-    dims = _dims(dims, minimum=3)
+    dims = V.sizes(dims, "dims", minimum=3)
     n = V.positive_int(n_paths, "n_paths")
     c = V.positive_float(c, "c")
     return np.array([overlap_chain(k, int(d), n, theory.optimal_batch_step(k, int(d), 1, c),
@@ -145,7 +137,7 @@ def map_escape_sweep(k: int, dims, c: float) -> np.ndarray:
     ndarray, shape (n_dims,)
     """
     k = theory.check_k(k)
-    dims = _dims(dims)
+    dims = V.sizes(dims, "dims", minimum=2)
     c = V.positive_float(c, "c")
     return np.array([theory.escape_steps(k, int(d), theory.optimal_batch_step(k, int(d), 1, c),
                                          q0=0.0 if k == 1 else None) for d in dims])
@@ -217,7 +209,7 @@ def batch_sweep(d: int, n_seeds: int, batches, c: float = 1.0, *, eta_max: float
     """
     d = V.positive_int(d, "d", minimum=2)
     S = V.positive_int(n_seeds, "n_seeds")
-    nbs = _dims(batches, "batches", minimum=1)
+    nbs = V.sizes(batches, "batches")
     c = V.positive_float(c, "c")
     eta_max = V.positive_float(eta_max, "eta_max")
     max_steps = V.positive_int(max_steps, "max_steps")
@@ -252,7 +244,7 @@ def smoothing_sweep(dims, n_seeds: int, *, exponent: float = 0.25, rng=None) -> 
     -------
     ndarray, shape (n_seeds, n_dims)
     """
-    dims = _dims(dims, minimum=3)
+    dims = V.sizes(dims, "dims", minimum=3)
     S = V.positive_int(n_seeds, "n_seeds")
     exponent = V.nonneg_float(exponent, "exponent")
     lam = dims**exponent
@@ -362,7 +354,7 @@ def chain_exponent(k: int, dims, c: float, *, n_groups: int = 20, group_size: in
     ChainExponent
     """
     k = theory.check_k(k)
-    dims = _dims(dims, minimum=3)
+    dims = V.sizes(dims, "dims", minimum=3)
     c = V.positive_float(c, "c")
     G = V.positive_int(n_groups, "n_groups", minimum=2)
     P = V.positive_int(group_size, "group_size")

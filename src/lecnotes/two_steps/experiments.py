@@ -191,13 +191,6 @@ def _spectrum(M, fit_range):
     return s[:12], b.edge, b.scale
 
 
-def _sizes(sizes):
-    sizes = [V.positive_int(N, "size") for N in sizes]
-    if not sizes:
-        raise ValueError("sizes must be non-empty")
-    return sizes
-
-
 def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activation=None,
                    rng=None) -> np.ndarray:
     r"""Ratio :math:`s_2/s_1` of the two largest singular values of the first update.
@@ -224,7 +217,7 @@ def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activatio
     """
     seeds = V.positive_int(seeds, "seeds")
     act = _activation_of(activation)
-    sizes = _sizes(sizes)
+    sizes = V.sizes(sizes, "sizes").tolist()
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = np.empty((seeds, len(sizes)))
     for j, N in enumerate(sizes):
@@ -359,7 +352,7 @@ def taylor_strengths(sizes: Sequence[int], seeds: int, kmax: int = 3, *, link="l
     """
     seeds = V.positive_int(seeds, "seeds")
     kmax = V.positive_int(kmax, "kmax")
-    sizes = _sizes(sizes)
+    sizes = V.sizes(sizes, "sizes").tolist()
     act = _activation_of(activation)
     rng = V.generator(rng)  # the root of the streams V.stream(rng, ...)
     out = TaylorStrengths(np.empty((seeds, len(sizes), kmax)),

@@ -22,13 +22,6 @@ from lecnotes.two_steps.experiments import ReuseResult, simulate_reuse
 __all__ = ["SteinCurves", "stein_curves", "reuse_runs", "fresh_decay_ratio"]
 
 
-def _dims(dims) -> np.ndarray:
-    out = np.asarray(dims)
-    if out.ndim != 1 or out.size < 2:
-        raise ValueError(f"dims must be a 1-d sequence of at least 2 integers, got {dims!r}")
-    return np.array([V.positive_int(s, "dims") for s in out.tolist()])
-
-
 class SteinCurves(NamedTuple):
     """Outcome of :func:`stein_curves`, dicts keyed by (activation, exact): the Stein
     coefficients ``mu`` over ``cs`` and the preprocessings ``T`` over ``y`` at c = 1."""
@@ -98,7 +91,7 @@ def reuse_runs(dims: Sequence[int], delta: float, p: int, c: float, configs, see
     dict
         :class:`~lecnotes.two_steps.experiments.ReuseResult` by configuration.
     """
-    dims = _dims(dims)
+    dims = V.sizes(dims, "dims", count=2)
     if len(configs) == 0:
         raise ValueError("configs must hold at least one (activation, link) pair")
     rng = V.positive_int(rng, "rng", minimum=0)
@@ -129,7 +122,7 @@ def fresh_decay_ratio(fresh, dims) -> tuple[float, float]:
     (float, float)
         Ratio and standard error.
     """
-    dims = _dims(dims)
+    dims = V.sizes(dims, "dims", count=2)
     fresh = V.finite_array(fresh, "fresh", ndim=2)
     if fresh.shape[1] != dims.size or fresh.shape[0] < 2:
         raise ValueError(f"fresh must have shape (seeds >= 2, {dims.size}), got {fresh.shape}")

@@ -81,13 +81,6 @@ __all__ = [
 ]
 
 
-def _sizes(sizes, name: str = "sizes") -> np.ndarray:
-    out = np.asarray(sizes)
-    if out.ndim != 1 or out.size < 2:
-        raise ValueError(f"{name} must be a 1-d sequence of at least 2 integers, got {sizes!r}")
-    return np.array([V.positive_int(s, name) for s in out.tolist()])
-
-
 def _alphas(alphas, name: str) -> np.ndarray:
     out = np.atleast_1d(np.asarray(alphas, dtype=float))
     if out.ndim != 1 or out.size == 0:
@@ -201,7 +194,7 @@ def one_step_study(sizes: Sequence[int], alphas, seeds: int) -> OneStepStudy:
     -------
     OneStepStudy
     """
-    sizes = _sizes(sizes)
+    sizes = V.sizes(sizes, "sizes", count=2)
     alphas = _alphas(alphas, "alphas")
     seeds = V.positive_int(seeds, "seeds")
     sims = {int(n): simulate_one_step_spikes(int(n), alphas, seeds, rng=int(n)) for n in sizes}
@@ -322,7 +315,7 @@ def taylor_exponents(sizes: Sequence[int], seeds: int, kmax: int = 3, *,
     -------
     TaylorExponents
     """
-    sizes = _sizes(sizes)
+    sizes = V.sizes(sizes, "sizes", count=2)
     kmax = V.positive_int(kmax, "kmax")
     tay = taylor_strengths(sizes, seeds, kmax, second_layer=second_layer, rng=rng)
     e1, e2 = SP.one_step_exponents(0.0, kmax), SP.two_step_exponents(0.0, 0.0, kmax)
