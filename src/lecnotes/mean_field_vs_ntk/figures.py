@@ -14,28 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from lecnotes.book.plotting import errorbar_over_seeds, log_ticks
 from lecnotes.core import validate as V
-from lecnotes.core.stats import loglog_slope, mean_and_error
+from lecnotes.core.stats import loglog_slope
 from lecnotes.mean_field_vs_ntk.experiments import BUDGET_KEYS
 
 __all__ = ["reduced_figure", "rademacher_figure", "budget_figure", "barrier_figure",
            "payoff_figure"]
-
-
-def _errorbar(ax, x, values, **kw):
-    m, se = mean_and_error(values, axis=0)
-    kw.setdefault("marker", "o")
-    kw.setdefault("capsize", 2)
-    return ax.errorbar(np.asarray(x), m, yerr=se, **kw)
-
-
-def _log_ticks(ax, ticks, axis: str = "x") -> None:
-    import matplotlib as mpl
-
-    ticks = [float(t) for t in ticks]
-    target = ax.xaxis if axis == "x" else ax.yaxis
-    (ax.set_xticks if axis == "x" else ax.set_yticks)(ticks, labels=[f"{t:g}" for t in ticks])
-    target.set_minor_locator(mpl.ticker.NullLocator())
 
 
 def _sizes(values, name: str) -> np.ndarray:
@@ -85,12 +70,12 @@ def reduced_figure(widths, risks, dt: float = 0.5):
         axes[0].plot(tt, risks[:, j, 1].mean(0), color=c, ls="--",
                      label=f"reduced, m = {widths[j]:g}")
     axes[0].set(yscale="log", xlabel="time $t$", ylabel="population risk")
-    _errorbar(axes[1], widths, gap, color="k", label="largest risk gap")
+    errorbar_over_seeds(axes[1], widths, gap, color="k", label="largest risk gap")
     axes[1].plot(widths, gap[:, 0].mean() * widths[0] / widths, ":", color="k", label="$1/m$")
     axes[1].plot(widths, gap[:, 0].mean() * np.sqrt(widths[0] / widths), "-.", color="0.5",
                  label=r"$1/\sqrt{m}$")
     axes[1].set(xscale="log", yscale="log", xlabel="width $m$ ($d = 2m$)", ylabel="risk gap")
-    _log_ticks(axes[1], widths)
+    log_ticks(axes[1], widths)
     fig.legend(loc="outside lower center", ncol=3)
     return fig
 
@@ -170,22 +155,23 @@ def budget_figure(ns, budget, eps: float = 0.1, extra=None):
     for k, label in (("P", "MF path norm $P$"), ("R", "least RKHS norm $R$ (ReLU NTK)"),
                      ("D", r"NTK network $\|\theta_T-\theta_0\|$")):
         s, _, _ = loglog_slope(ns, np.mean(budget[k], axis=0))
-        _errorbar(axes[0], ns, budget[k], label=f"{label}, slope {s:.2f}")
+        errorbar_over_seeds(axes[0], ns, budget[k], label=f"{label}, slope {s:.2f}")
     if extra is not None:
         curve, label = extra
         axes[0].plot(ns, V.finite_array(curve, "extra", ndim=1), "k:", lw=1.2, label=label)
     axes[0].set(xscale="log", yscale="log", xlabel="$n$", ylabel=f"norm at $\\hat R = {eps:g}$")
     axes[1].fill_between(ns, np.mean(budget["lo_MF"], 0), np.mean(budget["up_MF"], 0),
                          alpha=0.25, color="C0", label="path-norm ball of radius $P$ (bounds)")
-    _errorbar(axes[1], ns, budget["cap_K"], label="RKHS ball of radius $R$ (exact)", color="C1")
-    _errorbar(axes[1], ns, budget["corr_MF"], label="MF network trained on signs", color="C0",
-              ls="--")
-    _errorbar(axes[1], ns, budget["corr_NTK"], label="NTK network trained on signs",
-              color="C2", ls="--")
+    errorbar_over_seeds(axes[1], ns, budget["cap_K"], label="RKHS ball of radius $R$ (exact)",
+                        color="C1")
+    errorbar_over_seeds(axes[1], ns, budget["corr_MF"], label="MF network trained on signs",
+                        color="C0", ls="--")
+    errorbar_over_seeds(axes[1], ns, budget["corr_NTK"], label="NTK network trained on signs",
+                        color="C2", ls="--")
     axes[1].set(xscale="log", yscale="log", xlabel="$n$",
                 ylabel="correlation with random signs")
     for ax in axes:
-        _log_ticks(ax, ns)
+        log_ticks(ax, ns)
     fig.legend(loc="outside lower center", ncol=2)
     return fig
 
@@ -219,9 +205,9 @@ def barrier_figure(barrier: dict):
             raise ValueError(f"barrier[{d}] values must have shape (seeds, {n_list.size}, 2)")
         c, risk, c2 = f"C{i}", vals[..., 0], vals[..., 1]
         for ax, x in ((axes[0, 0], n_list / d), (axes[0, 1], n_list / d**2)):
-            _errorbar(ax, x, risk, label=f"d = {d}", color=c)
-        _errorbar(axes[1, 0], n_list / d, risk - (1 - c2) ** 2, color=c, label=f"d = {d}")
-        _errorbar(axes[1, 1], n_list / d**2, c2, color=c, label=f"d = {d}")
+            errorbar_over_seeds(ax, x, risk, label=f"d = {d}", color=c)
+        errorbar_over_seeds(axes[1, 0], n_list / d, risk - (1 - c2) ** 2, color=c, label=f"d = {d}")
+        errorbar_over_seeds(axes[1, 1], n_list / d**2, c2, color=c, label=f"d = {d}")
     for ax in axes[0]:
         ax.axhline(1.0, color="k", ls="--", lw=1, label="plateau $\\|P_{\\geq 2}f_\\star\\|^2$")
         ax.set(xscale="log", yscale="log", ylabel="test error")
@@ -259,9 +245,9 @@ def payoff_figure(dims, risk):
         raise ValueError(f"risk must have shape (seeds, {dims.size}, 3), got {risk.shape}")
     fig, ax = plt.subplots()
     for k, label in enumerate(("KRR, ReLU NTK", "NTK-scaled network", "mean-field network")):
-        _errorbar(ax, dims, risk[:, :, k], label=label)
+        errorbar_over_seeds(ax, dims, risk[:, :, k], label=label)
     ax.axhline(1.0, color="k", ls="--", lw=1, label="kernel plateau")
     ax.set(xscale="log", xlabel="$d$  (n = 8d)", ylabel="test error")
-    _log_ticks(ax, dims)
+    log_ticks(ax, dims)
     ax.legend()
     return fig

@@ -13,19 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from lecnotes.book.plotting import errorbar_over_seeds
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation, hermite_coefficients
-from lecnotes.core.stats import mean_and_error
 from lecnotes.core.targets import LINKS
 
 __all__ = ["hermite_decay_figure", "first_moment_figure"]
-
-
-def _errorbar(ax, x, values, **kw):
-    m, se = mean_and_error(values, axis=0)
-    kw.setdefault("marker", "o")
-    kw.setdefault("capsize", 2)
-    return ax.errorbar(np.asarray(x), m, yerr=se, **kw)
 
 
 def hermite_decay_figure(links=("sign", "relu", "tanh", "he3"), kmax: int = 30):
@@ -110,8 +103,8 @@ def first_moment_figure(deltas, dims, relu, quadratic):
     axes[0].plot(grid, grid / (grid + 2), "k-", lw=1, label=r"theory $\delta/(\delta+2)$")
     for i, d in enumerate(dims):
         c = f"C{i}"
-        _errorbar(axes[0], deltas, relu[:, i], label=f"d = {d}", color=c, ls="")
-        _errorbar(axes[1], deltas, quadratic[:, i], color=c, ls="")
+        errorbar_over_seeds(axes[0], deltas, relu[:, i], label=f"d = {d}", color=c, ls="")
+        errorbar_over_seeds(axes[1], deltas, quadratic[:, i], color=c, ls="")
         axes[1].axhline(5 / (d - 1), color=c, ls="--", lw=1)
     axes[0].set(xscale="log", xlabel=r"$\delta = n/d$", ylabel=r"$\rho^2$",
                 title=r"ReLU: $c_1 = 1/2$")
