@@ -41,6 +41,7 @@ REAL_ALLOWED = {
     "lecnotes.exponents.theory.low_degree_norm:n",  # a sample size in a formula: any n > 0
     "lecnotes.reusing_batches.sgd.sgd_escape:tau_max",  # a horizon in units of d samples
     "lecnotes.reusing_batches.sgd.median_escape:tau_max",  # the same horizon
+    "lecnotes.reusing_batches.sgd.one_pass_escape:tau_max",  # a horizon in units of d^2
 }
 """Sizes that a formula takes as a positive real (the docstring says so): 1.5 is good."""
 BAD_SIZE = (0, -1, 1.5, math.nan)

@@ -20,7 +20,7 @@ from lecnotes.core import stats
 from lecnotes.core import validate as V
 from lecnotes.reusing_batches import theory as T
 from lecnotes.reusing_batches.experiments import ProductSweep, TwoStepSweep
-from lecnotes.reusing_batches.sgd import MedianEscape
+from lecnotes.reusing_batches.sgd import MedianEscape, OnePassLimit
 
 __all__ = ["REUSE_ALPHAS", "REUSE_CS", "ReuseState", "reuse_state", "reuse_figure",
            "reuse_explorer", "two_step_figure", "he2_figure", "product_figure",
@@ -293,10 +293,13 @@ def product_figure(sweep, he3_overlap: float, floor=None):
     return fig
 
 
-def escape_figure(runs, tau_star: float):
+def escape_figure(runs, tau_star: float, one_pass=None, limit=None):
     r"""Median number of fresh samples for SGD with repetition to reach the level, per group
     of paths, against :math:`d` on log-log axes, with the limit :math:`\tau^\star d` of
-    {prf:ref}`prop-ch9-sgd-limit` and the slopes of :math:`d\log d` and :math:`d^2`.
+    {prf:ref}`prop-ch9-sgd-limit` and the slope of :math:`d\log d`; with ``one_pass``, the
+    same median for one-pass SGD at :math:`\eta = c\,d^{-3/2}` on the same axes, with its
+    diffusion {eq}`eq-ch9-one-pass-sde` at the same level and its limit
+    :math:`\tau_\infty d^2` ({prf:ref}`prop-ch9-one-pass`).
 
     Parameters
     ----------
@@ -304,6 +307,10 @@ def escape_figure(runs, tau_star: float):
         From :func:`lecnotes.reusing_batches.sgd.median_escape`.
     tau_star : float
         :func:`lecnotes.reusing_batches.sgd.reuse_limit_time`.
+    one_pass : MedianEscape, optional
+        From :func:`lecnotes.reusing_batches.sgd.one_pass_escape`.
+    limit : OnePassLimit, optional
+        From :func:`lecnotes.reusing_batches.sgd.one_pass_limit` (with ``one_pass``).
 
     Returns
     -------
@@ -313,17 +320,33 @@ def escape_figure(runs, tau_star: float):
 
     if not isinstance(runs, MedianEscape):
         raise ValueError("runs must be a MedianEscape from median_escape()")
+    if one_pass is not None and not isinstance(one_pass, MedianEscape):
+        raise ValueError("one_pass must be a MedianEscape from one_pass_escape()")
+    if (limit is None) != (one_pass is None) or (
+            limit is not None and not isinstance(limit, OnePassLimit)):
+        raise ValueError("give one_pass and limit (a OnePassLimit) together, or neither")
     tau_star = V.positive_float(tau_star, "tau_star")
     d, pal = runs.dims.astype(float), plotting.PALETTE
-    fig, ax = plt.subplots(figsize=(5.0, 3.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(5.0, 3.6), layout="constrained")
     plotting.errorbar_over_seeds(ax, d, runs.medians, color=pal[0],
-                                 label="with repetition (group medians)")
+                                 label="with repetition, $\\eta = 1/d$")
     ax.plot(d, tau_star * d, "-", color="k", label=r"limit ODE, $\tau^\star d$")
     n0 = np.median(runs.medians[:, 0])
     ax.plot(d, n0 * d * np.log(d) / (d[0] * np.log(d[0])), ":", color=pal[1],
             label=r"$d\log d$")
-    ax.plot(d, n0 * (d / d[0]) ** 2, "--", color="#888888", label="$d^2$ (one pass)")
+    ticks = d
+    if one_pass is None:
+        ax.plot(d, n0 * (d / d[0]) ** 2, "--", color="#888888", label="$d^2$ (one pass)")
+    else:
+        d1, dl = one_pass.dims.astype(float), limit.dims.astype(float)
+        plotting.errorbar_over_seeds(ax, d1, one_pass.medians, color=pal[2],
+                                     label="one pass, $\\eta = c\\,d^{-3/2}$")
+        ax.plot(dl, limit.tau * dl**2, "--", color=pal[2],
+                label="one pass: its diffusion, same level")
+        ax.plot(dl, limit.tau_inf * dl**2, "-.", color="#888888",
+                label=r"diffusion limit, $\tau_\infty d^2$")
+        ticks = np.union1d(d, np.union1d(d1, dl))
     ax.set(xscale="log", yscale="log", xlabel="$d$", ylabel="fresh samples to escape")
-    plotting.log_ticks(ax, d.astype(int))
+    plotting.log_ticks(ax, ticks.astype(int))
     plotting.shared_legend(fig, ncol=2)
     return fig

@@ -20,7 +20,8 @@ from lecnotes.core.hermite import gauss_hermite
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
 __all__ = ["chain_step", "EscapeRuns", "sgd_escape", "reuse_limit_rate", "reuse_limit_time",
-           "MedianEscape", "median_escape"]
+           "MedianEscape", "median_escape", "one_pass_escape",
+           "OnePassLimit", "one_pass_limit"]
 
 
 def _dims(dims):
@@ -292,3 +293,172 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
         medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
         escaped[j] = np.mean(np.isfinite(hit))
     return MedianEscape(dims, medians, escaped)
+
+
+
+def _one_pass_block(m, Z, S, Q, eta, level):
+    r"""``len(Z)`` one-pass steps of the chain {eq}`eq-ch9-chain` (tanh student, :math:`h_3`
+    target) for the paths ``m``, with the draws (steps, paths) ``Z``, ``S`` and
+    :math:`Q = S^2+\rho`; the same arithmetic as ``chain_step(..., reuse=False)``, without
+    its per-call checks. Returns the final overlaps and the first step (1-based) at which
+    each path reached ``level`` (0 if none)."""
+    dz = (eta / math.sqrt(6.0)) / np.cosh(Z) ** 2      # eta h_3 normalisation times tanh'
+    first = np.zeros(m.size, dtype=np.int64)
+    for t in range(Z.shape[0]):
+        sq = np.sqrt(1.0 - m * m)
+        G = m * Z[t] + sq * S[t]
+        a = G * (G * G - 3.0) * dz[t]                  # eta y tanh'(Z)
+        m = (m + a * S[t] * sq) / np.sqrt(1.0 + a * a * Q[t])
+        np.clip(m, -1.0, 1.0, out=m)
+        new = (first == 0) & (np.abs(m) >= level)
+        first[new] = t + 1
+    return m, first
+
+
+def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4.0,
+                    level: float = 0.1, tau_max: float = 4.0, block: int = 256,
+                    rng=None) -> MedianEscape:
+    r"""One-pass SGD ({prf:ref}`def-ch9-sgd` without repetition) at chapter 8's step
+    :math:`\eta = c\,d^{-3/2}`, by the exact chain {eq}`eq-ch9-chain` with one step per
+    fresh sample (``chain_step(..., reuse=False)``), :math:`h_3` target, tanh student: the
+    median number of samples to :math:`|m|\ge` ``level`` of each group of paths
+    ({prf:ref}`prop-ch9-one-pass`). The draws come in blocks of ``block`` samples; a path
+    that has escaped is dropped at the end of its block (its later samples do not change its
+    escape time), and size ``d`` stops when more than half of every group has escaped (every
+    median is then final) or after ``tau_max * d**2`` samples. Size ``d`` draws from
+    ``validate.stream(rng, d, 2)``.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions, each at least 8.
+    n_groups : int
+        Groups (axis 0), at least 2.
+    group_size : int
+        Paths per group.
+    c : float
+        :math:`\eta\,d^{3/2} > 0`.
+    level : float
+        :math:`|m|` that counts as escaped, in (0, 1).
+    tau_max : float
+        Budget in samples per :math:`d^2`.
+    block : int
+        Samples drawn at once.
+    rng : Generator, int or None
+        Parent random state (SPEC 7).
+
+    Returns
+    -------
+    MedianEscape
+        ``medians`` of shape (groups, dims), ``inf`` where a group's median was not reached.
+    """
+    dims = _dims(dims)
+    n_groups = V.positive_int(n_groups, "n_groups", minimum=2)
+    group_size = V.positive_int(group_size, "group_size")
+    c = V.positive_float(c, "c")
+    level = _level(level)
+    tau_max = V.positive_float(tau_max, "tau_max")
+    block = V.positive_int(block, "block")
+    P, need = n_groups * group_size, group_size // 2 + 1
+    medians = np.full((n_groups, dims.size), np.inf)
+    escaped = np.zeros(dims.size)
+    for j, d in enumerate(dims):
+        g = V.stream(rng, int(d), 2)
+        g1 = g.standard_normal(P)
+        m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
+        hit = np.full(P, np.inf)
+        alive, t, budget = np.arange(P), 0, int(math.ceil(tau_max * d * d))
+        while t < budget:
+            k = min(block, budget - t)
+            Z, S = g.standard_normal((2, k, alive.size))
+            Q = S * S + g.chisquare(d - 2, (k, alive.size))
+            m[alive], first = _one_pass_block(m[alive], Z, S, Q, c * float(d) ** -1.5, level)
+            out = first > 0
+            hit[alive[out]] = t + first[out]
+            alive, t = alive[~out], t + k
+            if np.isfinite(hit).reshape(n_groups, -1).sum(axis=1).min() >= need:
+                break
+        medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
+        escaped[j] = np.mean(np.isfinite(hit))
+    return MedianEscape(dims, medians, escaped)
+
+
+class OnePassLimit(NamedTuple):
+    r"""The diffusion limit of one-pass SGD ({prf:ref}`prop-ch9-one-pass`)."""
+
+    dims: np.ndarray
+    tau: np.ndarray
+    r"""Median time (samples per :math:`d^2`) of the diffusion to :math:`|y| = \ell\sqrt d`,
+    per d."""
+    tau_inf: float
+    """Median blow-up time: the limit of ``tau`` as d grows."""
+    drift: float
+    r""":math:`\kappa = \sqrt3\,\E[\sigma'(z)h_2(z)]`."""
+    power: float
+    r""":math:`\E[\sigma'(z)^2]`."""
+
+
+def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000,
+                   h: float = 1e-3, y_max: float = 100.0, rng=None) -> OnePassLimit:
+    r"""The :math:`d`-free diffusion of one-pass SGD, eq. {eq}`eq-ch9-one-pass-sde`
+    (:math:`y = \sqrt d\,m`, :math:`\tau = t/d^2`, :math:`\eta = c\,d^{-3/2}`, tanh student,
+    :math:`h_3` target), from :math:`y_0\sim\N(0,1)`, by Euler-Maruyama with step
+    :math:`h/c` and the discrete-monitoring correction of the barrier (shifted by
+    :math:`0.5826` times the noise of one step): the median time to :math:`|y| = \ell\sqrt d`
+    at each d and the median blow-up time (:math:`|y|` = ``y_max``, plus the deterministic
+    rest :math:`1/(c|\kappa|y_{\max})`).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions, each at least 8.
+    c : float
+        :math:`\eta\,d^{3/2} > 0`.
+    level : float
+        :math:`\ell` in (0, 1).
+    n_paths : int
+        Paths of the diffusion (at least 100).
+    h : float
+        Step of the time :math:`c\tau`, in (0, 0.1].
+    y_max : float
+        Blow-up proxy, above :math:`\ell\sqrt d` for every d.
+    rng : Generator, int or None
+        Random state (SPEC 7).
+
+    Returns
+    -------
+    OnePassLimit
+    """
+    dims = _dims(dims)
+    c = V.positive_float(c, "c")
+    level = _level(level)
+    n_paths = V.positive_int(n_paths, "n_paths", minimum=100)
+    h = V.positive_float(h, "h")
+    if h > 0.1:
+        raise ValueError(f"h must lie in (0, 0.1], got {h}")
+    levels = np.append(level * np.sqrt(dims.astype(float)), V.positive_float(y_max, "y_max"))
+    if np.any(np.diff(levels) <= 0):
+        raise ValueError("y_max must exceed level * sqrt(d) for every d (and dims increase)")
+    g, w = gauss_hermite(120)
+    ds = STUDENTS["tanh"][0](g)
+    kappa = math.sqrt(3.0) * float(w @ (ds * (g * g - 1.0))) / math.sqrt(2.0)
+    power = float(w @ ds**2)
+    noise = c * math.sqrt(7.0 * power)      # E[h_3(G)^2 G^2] = 7
+    dt = h / c
+    shift = 0.5826 * noise * math.sqrt(dt)
+    gen = V.generator(rng)
+    y = gen.standard_normal(n_paths)
+    hit = np.full((levels.size, n_paths), np.inf)
+    t, need = 0.0, n_paths // 2 + 1
+    while np.sum(np.isfinite(hit[-1])) < need:
+        if t > 1e3 / c:
+            raise ValueError("the diffusion does not blow up within 1000 / c")
+        y = y + (c * kappa * y * y - 0.5 * c * c * power * y) * dt \
+            + noise * math.sqrt(dt) * gen.standard_normal(n_paths)
+        y = np.clip(y, -2 * y_max, 2 * y_max)
+        t += dt
+        new = np.isinf(hit) & (np.abs(y) >= levels[:, None] - shift)
+        hit[new] = t
+    hit[-1] += 1.0 / (c * abs(kappa) * y_max)
+    med = np.median(hit, axis=1)
+    return OnePassLimit(dims, med[:-1], float(med[-1]), kappa, power)
