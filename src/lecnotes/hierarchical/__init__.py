@@ -4,11 +4,13 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 
 * :mod:`lecnotes.hierarchical.theory` - the target's moments and the stages' closed forms;
 * :mod:`lecnotes.hierarchical.experiments` - the three stages and the kernel baseline;
+* :mod:`lecnotes.hierarchical.shallow` - random features and the one-giant-step network on the
+  same budgets;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
 
-from lecnotes.hierarchical import experiments, explorer, grading, theory
+from lecnotes.hierarchical import experiments, explorer, grading, shallow, theory
 from lecnotes.hierarchical.experiments import (
     DepthSweep,
     Stage1Sweep,
@@ -25,11 +27,13 @@ from lecnotes.hierarchical.experiments import (
     subspace_overlap,
 )
 from lecnotes.hierarchical.grading import check_feature_overlap
+from lecnotes.hierarchical.shallow import ShallowSweep, null_errors, shallow_sweep, trend_size
 
 __all__ = [
     "experiments",
     "explorer",
     "grading",
+    "shallow",
     "theory",
     "check_feature_overlap",
     "DepthSweep",
@@ -45,4 +49,8 @@ __all__ = [
     "stage_one_sweep",
     "stage_two_sweep",
     "subspace_overlap",
+    "ShallowSweep",
+    "null_errors",
+    "shallow_sweep",
+    "trend_size",
 ]

@@ -19,9 +19,10 @@ from lecnotes.core import stats
 from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
+from lecnotes.hierarchical.shallow import ShallowSweep
 
 __all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
-           "EXPLORER_CS", "EXPLORER_RANKS"]
+           "shallow_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
 
 EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
 """Quadratic coefficients of the link offered by the explorer."""
@@ -200,4 +201,60 @@ def depth_figure(sweep, floors):
     plotting.log_ticks(ax, ticks)
     plotting.log_ticks(ax, [0.05, 0.1, 0.2, 0.5, 1], axis="y")
     plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def shallow_figure(deep, shallow, null, floors):
+    r"""Relative test error against :math:`n` (log-log), one panel per :math:`d`: the
+    three-layer network trained layer by layer, the two-layer network after one giant step and
+    random-features ridge, each divided by the error of the constant predictor on the same test
+    points, with the kernel floor {eq}`eq-ch10-floor` (dotted).
+
+    Parameters
+    ----------
+    deep : DepthSweep
+        From :func:`lecnotes.hierarchical.experiments.depth_sweep`.
+    shallow : ShallowSweep
+        From :func:`lecnotes.hierarchical.shallow.shallow_sweep`, same sizes and budgets.
+    null : array_like (seeds, sizes)
+        From :func:`lecnotes.hierarchical.shallow.null_errors`, at least as many seeds as
+        ``deep``.
+    floors : array_like
+        The floor of each size.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(deep, DepthSweep) or not isinstance(shallow, ShallowSweep):
+        raise ValueError("deep must be a DepthSweep and shallow a ShallowSweep")
+    if not (np.array_equal(deep.dims, shallow.dims) and np.array_equal(deep.ns, shallow.ns)):
+        raise ValueError("deep and shallow must share their sizes and budgets")
+    null = V.finite_array(null, "null", ndim=2)
+    floors = V.finite_array(floors, "floors", ndim=1)
+    S = deep.deep_error.shape[0]
+    if null.shape[0] < S or null.shape[1] != len(deep.dims) or floors.shape != deep.dims.shape:
+        raise ValueError("null needs (seeds, sizes) and floors one value per size")
+    k = shallow.rf_error.shape[0]
+    fig, axes = plt.subplots(1, len(deep.dims), figsize=(2.6 * len(deep.dims) + 0.6, 3.2),
+                             layout="constrained", sharey=True, squeeze=False)
+    pal = plotting.PALETTE
+    curves = [("three layers, layer-wise", deep.deep_error / null[:S, :, None], "-", "o"),
+              (f"two layers, one giant step ($p = {shallow.width}$)",
+               shallow.gs_error / null[:k, :, None], "--", "s"),
+              (f"random features ($p = {shallow.width}$)", shallow.rf_error / null[:k, :, None],
+               ":", "^")]
+    for j, (ax, d) in enumerate(zip(axes[0], deep.dims, strict=True)):
+        for i, (name, err, ls, mk) in enumerate(curves):
+            plotting.errorbar_over_seeds(ax, deep.ns, err[:, j], color=pal[i], ls=ls,
+                                         marker=mk, ms=3, label=name if j == 0 else None)
+        ax.axhline(floors[j], color=pal[6], ls=(0, (1, 2)), lw=0.9,
+                   label="kernel floor" if j == 0 else None)
+        ax.set(xscale="log", yscale="log", xlabel="$n$ (samples)", title=f"$d = {d}$")
+        plotting.log_ticks(ax, [int(v) for v in deep.ns[::4]])
+    axes[0, 0].set_ylabel("test error / constant predictor's")
+    plotting.log_ticks(axes[0, 0], [0.05, 0.1, 0.2, 0.5, 1], axis="y")
+    plotting.shared_legend(fig, ncol=2)
     return fig
