@@ -14,6 +14,7 @@ from lecnotes.mixtures import amp as A  # noqa: E402
 from lecnotes.mixtures import experiments as EX  # noqa: E402
 from lecnotes.mixtures import explorer as XP  # noqa: E402
 from lecnotes.mixtures import grading as GR  # noqa: E402
+from lecnotes.mixtures import information as IN  # noqa: E402
 from lecnotes.mixtures import ridge as R  # noqa: E402
 from lecnotes.mixtures import thresholds as TH  # noqa: E402
 
@@ -269,3 +270,54 @@ def test_jackknife_crossing():
     assert c == pytest.approx(2.0) and se > 0
     with pytest.raises(ValueError, match="two seeds"):
         TH.jackknife_crossing(lams, curves[:1], 0.3)
+
+
+# --- the information-theoretic threshold ------------------------------------------------------
+def test_dense_two_clusters_have_a_continuous_transition_at_lambda_alg():
+    # rho = 1, k = 2: a rank-one problem with a Gaussian prior on the means; no hard phase
+    alpha = 2.0
+    res = IN.it_threshold(2, 1.0, alpha, 0.5, 3.0, n_mc=1000, rng=0)
+    assert res.lam_it == pytest.approx(2 / math.sqrt(alpha), rel=0.03)
+    assert res.m_v < 0.05  # the informed overlap starts from zero: continuous
+    tab = IN.overlap_table(2, 1.0, alpha, 3.0, n_mc=1000, rng=0)
+    assert IN.informed_fixed_point(tab, 0.95 * 2 / math.sqrt(alpha), alpha).m_v == 0.0
+    # Gaussian prior: m_v(h) = h / (1 + h) exactly
+    np.testing.assert_allclose(tab.m_v[1:], tab.h[1:] / (1 + tab.h[1:]), rtol=0.03)
+
+
+def test_tabulated_potential_matches_the_log_partition_free_entropy():
+    k, rho, alpha, lam = 3, 0.2, 2.0, 2.8
+    tab = IN.overlap_table(k, rho, alpha, 3.0, n_mc=4000, rng=1)
+    fp = IN.informed_fixed_point(tab, lam, alpha)
+    se = A.state_evolution(k, rho, lam, alpha, 60, eps=math.inf, n_mc=12_000)
+    assert fp.m_v == pytest.approx(se.mv[-1], abs=0.01)
+    direct = A.free_entropy(fp.m_u, fp.m_v, k, rho, lam, alpha, n_mc=12_000)
+    assert fp.phi == pytest.approx(direct, abs=0.01)
+    assert IN.informed_fixed_point(tab, 0.5, alpha) == (0.0, 0.0, 0.0)
+
+
+def test_small_rho_constant_solves_its_equation():
+    sr = IN.small_rho_constant(3)
+    assert sr.m_v == pytest.approx(2 * (math.sqrt(1 / sr.x) * math.exp(-0.5 / sr.x)
+                                        / math.sqrt(2 * math.pi)
+                                        + 0.5 * math.erfc(math.sqrt(0.5 / sr.x))), rel=1e-12)
+    y = np.linspace(1e-6, sr.x, 200_001)
+    F = np.array([IN._energy_above(1 / t) for t in y[::100]])
+    integral = np.trapezoid(F, y[::100])
+    assert integral == pytest.approx(0.5 * sr.x * sr.m_v, rel=1e-4)
+    assert sr.constant == pytest.approx(3 * math.sqrt(3 * sr.x / sr.m_v), rel=1e-12)
+    assert sr.all_or_nothing == pytest.approx(6 * math.sqrt(1.5))
+    with pytest.raises(ValueError, match="k"):
+        IN.small_rho_constant(1)
+
+
+def test_information_bad_input():
+    with pytest.raises(ValueError, match="rho"):
+        IN.overlap_table(3, 1.5, 2.0, 1.0)
+    with pytest.raises(ValueError, match="lo < hi"):
+        IN.it_threshold(3, 0.1, 2.0, 2.0, 1.0)
+    tab = IN.overlap_table(2, 1.0, 2.0, 1.0, n_mc=50, n_u=100, points=8, rng=0)
+    with pytest.raises(ValueError, match="beyond"):
+        IN.informed_fixed_point(tab, 2.0, 2.0)
+    with pytest.raises(TypeError):
+        IN.informed_fixed_point("table", 1.0, 2.0)

@@ -5,13 +5,15 @@ The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. It
 * :mod:`lecnotes.mixtures.ridge` - the sharp asymptotics of ridge on the two mixture families;
 * :mod:`lecnotes.mixtures.amp` - AMP, state evolution and free entropy of the sparse
   k-cluster mixture;
+* :mod:`lecnotes.mixtures.information` - the information-theoretic threshold and its
+  small-density limit;
 * :mod:`lecnotes.mixtures.thresholds` - locating the thresholds, and PCA;
 * :mod:`lecnotes.mixtures.experiments` - the simulations and sweeps;
 * :mod:`lecnotes.mixtures.explorer` - figures and the widget of the Explore section;
 * :mod:`lecnotes.mixtures.grading` - the graded check.
 """
 
-from lecnotes.mixtures import amp, experiments, explorer, grading, ridge, thresholds
+from lecnotes.mixtures import amp, experiments, explorer, grading, information, ridge, thresholds
 from lecnotes.mixtures.experiments import amp_sweep, ridge_sweep
 from lecnotes.mixtures.grading import check_cluster_denoiser
 
@@ -20,6 +22,7 @@ __all__ = [
     "experiments",
     "explorer",
     "grading",
+    "information",
     "ridge",
     "thresholds",
     "amp_sweep",

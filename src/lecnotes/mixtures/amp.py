@@ -31,7 +31,6 @@ __all__ = [
     "state_evolution",
     "free_entropy",
     "lambda_alg",
-    "it_threshold",
 ]
 
 
@@ -428,48 +427,3 @@ def lambda_alg(k, alpha) -> float:
     float
     """
     return _check_k(k) / math.sqrt(V.positive_float(alpha, "alpha"))
-
-
-def it_threshold(k, rho, alpha, lo, hi, iterations=200, n_mc=4000, tol=1e-3, rng=0):
-    r"""The information-theoretic threshold {prf:ref}`def-ch11-lambda-it`: the smallest
-    :math:`\lambda` at which the informed fixed point of the state evolution has a positive
-    free entropy {eq}`eq-ch11-free-entropy`, by bisection on ``[lo, hi]``.
-
-    Parameters
-    ----------
-    k : int
-        Clusters.
-    rho : float
-        Density of the means.
-    alpha : float
-        Samples per dimension.
-    lo, hi : float
-        A bracket: negative free entropy at ``lo``, positive at ``hi`` (> lo > 0).
-    iterations : int
-        State-evolution iterations from the informed start.
-    n_mc : int
-        Monte-Carlo draws per support pattern of the means' prior.
-    tol : float
-        Width of the final bracket.
-    rng : Generator, int or None
-        The Monte-Carlo sample's random state.
-
-    Returns
-    -------
-    float
-    """
-    lo, hi = V.positive_float(lo, "lo"), V.positive_float(hi, "hi")
-    if hi <= lo:
-        raise ValueError(f"need 0 < lo < hi, got lo = {lo}, hi = {hi}")
-
-    def phi(lam):
-        se = state_evolution(k, rho, lam, alpha, iterations, eps=math.inf, n_mc=n_mc, rng=rng)
-        return free_entropy(se.mu[-1], se.mv[-1], k, rho, lam, alpha, n_mc=n_mc, rng=rng)
-
-    if phi(lo) > 0 or phi(hi) <= 0:
-        raise ValueError("the bracket [lo, hi] does not contain a sign change")
-    while hi - lo > V.positive_float(tol, "tol"):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if phi(mid) <= 0 else (lo, mid)
-    return 0.5 * (lo + hi)
-

@@ -18,6 +18,7 @@ from lecnotes.book import plotting
 from lecnotes.book.explorer import build_explorer
 from lecnotes.core import validate as V
 from lecnotes.mixtures import amp as A
+from lecnotes.mixtures import information as IN
 from lecnotes.mixtures.experiments import AMPSweep, RidgeSweep
 
 __all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer"]
@@ -115,8 +116,8 @@ def gap_state(k=3, rho=0.05, alpha=2.0, lams=None, iterations=60, n_mc=1000,
     inf = [A.state_evolution(k, rho, x, alpha, iterations, np.inf, n_mc).mv[-1] for x in lams]
     if lam_it is None:
         grid = [x for x, m in zip(lams, inf, strict=True) if m > 1e-3]
-        lam_it = A.it_threshold(k, rho, alpha, 0.5 * grid[0], grid[-1], iterations, n_mc,
-                                tol=0.01) if grid else float("nan")
+        lam_it = IN.it_threshold(k, rho, alpha, 0.2 * la, max(grid[-1], 1.2 * la), n_mc=n_mc,
+                                 tol=1e-3).lam_it if grid else float("nan")
     return GapState(int(k), float(rho), float(alpha), lams, np.array(un), np.array(inf), la,
                     float(lam_it))
 
