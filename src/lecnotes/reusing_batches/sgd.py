@@ -25,11 +25,7 @@ __all__ = ["chain_step", "EscapeRuns", "sgd_escape", "reuse_limit_rate", "reuse_
 
 
 def _dims(dims):
-    dims = np.asarray(dims)
-    if dims.ndim != 1 or dims.size == 0:
-        raise ValueError("dims must be a non-empty sequence of integers >= 8")
-    return np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
-                     for d in dims.tolist()])
+    return V.sizes(dims, "dims", minimum=8)
 
 
 def _level(level):
