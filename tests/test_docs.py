@@ -275,6 +275,29 @@ def test_figures_fit_the_column_and_their_text_is_legible(path):
     assert not small, f"{path.name}: text smaller than {plotting.MIN_FONT_PT} pt: {small}"
 
 
+FIGSIZE_ANY = re.compile(r"figsize=\(\s*([^,]+?)\s*,")
+SUBPLOTS_SIZE = re.compile(r"_subplots\([^()]*?\(\s*([0-9.]+)\s*,")
+
+
+def test_package_figures_have_a_literal_width_within_the_column():
+    """Every figure the package draws states its width as a number at most
+    plotting.MAX_WIDTH (a computed width such as ``2.6 * ncols`` grows past the column and
+    the browser then shrinks the figure, which only the slow page test would see)."""
+    from lecnotes.book import plotting
+
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        code = path.read_text()
+        for width in FIGSIZE_ANY.findall(code) + SUBPLOTS_SIZE.findall(code):
+            try:
+                ok = float(width) <= plotting.MAX_WIDTH
+            except ValueError:
+                ok = False
+            if not ok:
+                problems.append(f"{path.relative_to(SRC)}: figure width {width!r}")
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
 def test_lectures_declare_their_sizes_through_the_scale_knob(path):
     """Every lecture imports lecnotes.core.scale.scaled and declares its dimensions with it

@@ -238,7 +238,7 @@ def shallow_figure(deep, shallow, null, floors):
     if null.shape[0] < S or null.shape[1] != len(deep.dims) or floors.shape != deep.dims.shape:
         raise ValueError("null needs (seeds, sizes) and floors one value per size")
     k = shallow.rf_error.shape[0]
-    fig, axes = plt.subplots(1, len(deep.dims), figsize=(2.6 * len(deep.dims) + 0.6, 3.2),
+    fig, axes = plt.subplots(1, len(deep.dims), figsize=(7.5, 3.2),
                              layout="constrained", sharey=True, squeeze=False)
     pal = plotting.PALETTE
     curves = [("three layers, layer-wise", deep.deep_error / null[:S, :, None], "-", "o"),
