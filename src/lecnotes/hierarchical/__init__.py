@@ -6,11 +6,12 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 * :mod:`lecnotes.hierarchical.experiments` - the three stages and the kernel baseline;
 * :mod:`lecnotes.hierarchical.shallow` - random features and the one-giant-step network on the
   same budgets;
+* :mod:`lecnotes.hierarchical.joint` - a three-layer network trained jointly by giant steps;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
 
-from lecnotes.hierarchical import experiments, explorer, grading, shallow, theory
+from lecnotes.hierarchical import experiments, explorer, grading, joint, shallow, theory
 from lecnotes.hierarchical.experiments import (
     DepthSweep,
     Stage1Sweep,
@@ -27,12 +28,14 @@ from lecnotes.hierarchical.experiments import (
     subspace_overlap,
 )
 from lecnotes.hierarchical.grading import check_feature_overlap
+from lecnotes.hierarchical.joint import JointSweep, joint_sweep
 from lecnotes.hierarchical.shallow import ShallowSweep, null_errors, shallow_sweep, trend_size
 
 __all__ = [
     "experiments",
     "explorer",
     "grading",
+    "joint",
     "shallow",
     "theory",
     "check_feature_overlap",
@@ -53,4 +56,6 @@ __all__ = [
     "null_errors",
     "shallow_sweep",
     "trend_size",
+    "JointSweep",
+    "joint_sweep",
 ]

@@ -4,7 +4,8 @@ r"""Figures and the live explorer of chapter 10 ({ref}`sec-ch10-explore`).
 ({prf:ref}`prop-ch10-stage-one`, {prf:ref}`prop-ch10-stage-two`) with simulated points if
 given; :func:`stage_explorer` redraws it for other links and latent dimensions;
 :func:`depth_figure` draws the test errors of the deep and the shallow learner against
-:math:`n` ({prf:ref}`prop-ch10-shallow`).
+:math:`n` ({prf:ref}`prop-ch10-shallow`); :func:`shallow_figure` adds the shallow learners and
+:func:`joint_figure` the jointly trained three-layer network against its steps.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from lecnotes.core import stats
 from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
+from lecnotes.hierarchical.joint import JointSweep
 from lecnotes.hierarchical.shallow import ShallowSweep
 
 __all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
-           "shallow_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
+           "shallow_figure", "joint_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
 
 EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
 """Quadratic coefficients of the link offered by the explorer."""
@@ -257,4 +259,48 @@ def shallow_figure(deep, shallow, null, floors):
     axes[0, 0].set_ylabel("test error / constant predictor's")
     plotting.log_ticks(axes[0, 0], [0.05, 0.1, 0.2, 0.5, 1], axis="y")
     plotting.shared_legend(fig, ncol=2)
+    return fig
+
+
+def joint_figure(joint, null):
+    r"""The jointly trained three-layer network of :mod:`lecnotes.hierarchical.joint` against
+    its steps (0 = initialisation), one curve per :math:`(d, n)`: the first layer's latent
+    energy (with :math:`r/d`, dotted), the second-layer features' correlation with :math:`h`,
+    and the test error divided by the constant predictor's ({prf:ref}`def-ch10-sight`).
+
+    Parameters
+    ----------
+    joint : JointSweep
+        From :func:`lecnotes.hierarchical.joint.joint_sweep`.
+    null : array_like (seeds, sizes)
+        From :func:`lecnotes.hierarchical.shallow.null_errors`, at least as many seeds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(joint, JointSweep):
+        raise ValueError("joint must be a JointSweep")
+    null = V.finite_array(null, "null", ndim=2)
+    S = joint.latent.shape[0]
+    if null.shape[0] < S or null.shape[1] != len(joint.dims):
+        raise ValueError("null needs (seeds, sizes) with at least the sweep's seeds")
+    fig, axes = plt.subplots(1, 3, figsize=(9.4, 3.2), layout="constrained")
+    steps = np.arange(joint.steps + 1)
+    rel = joint.error / null[:S, :, None, None]
+    pal, styles = plotting.PALETTE, ("--", "-")
+    for j, (d, r) in enumerate(zip(joint.dims, joint.ranks, strict=True)):
+        for i, n in enumerate(joint.ns):
+            kw = dict(color=pal[j], ls=styles[i % 2], marker="os"[j % 2], ms=3)
+            lab = f"$d = {d}$, $n = {n}$ per step"
+            for ax, q in zip(axes, (joint.latent, joint.corr, rel), strict=True):
+                plotting.errorbar_over_seeds(ax, steps, q[:, j, i], label=lab if ax is axes[0]
+                                             else None, **kw)
+        axes[0].axhline(r / d, color=pal[j], ls=(0, (1, 2)), lw=0.9)
+    for ax, yl in zip(axes, ("latent energy of $W_1$", "corr. of layer-2 features with $h$",
+                             "test error / constant predictor's"), strict=True):
+        ax.set(xlabel="joint step", ylabel=yl, xticks=steps)
+    plotting.shared_legend(fig, ncol=4)
     return fig
