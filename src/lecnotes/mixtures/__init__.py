@@ -8,14 +8,25 @@ The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. It
 * :mod:`lecnotes.mixtures.information` - the information-theoretic threshold and its
   small-density limit;
 * :mod:`lecnotes.mixtures.thresholds` - locating the thresholds, and PCA;
+* :mod:`lecnotes.mixtures.sparse` - diagonal thresholding and PCA beside AMP at small density;
 * :mod:`lecnotes.mixtures.experiments` - the simulations and sweeps;
 * :mod:`lecnotes.mixtures.explorer` - figures and the widget of the Explore section;
 * :mod:`lecnotes.mixtures.grading` - the graded check.
 """
 
-from lecnotes.mixtures import amp, experiments, explorer, grading, information, ridge, thresholds
+from lecnotes.mixtures import (
+    amp,
+    experiments,
+    explorer,
+    grading,
+    information,
+    ridge,
+    sparse,
+    thresholds,
+)
 from lecnotes.mixtures.experiments import amp_sweep, ridge_sweep
 from lecnotes.mixtures.grading import check_cluster_denoiser
+from lecnotes.mixtures.sparse import sparse_sweep
 
 __all__ = [
     "amp",
@@ -24,9 +35,11 @@ __all__ = [
     "grading",
     "information",
     "ridge",
+    "sparse",
     "thresholds",
     "amp_sweep",
     "ridge_sweep",
+    "sparse_sweep",
     "check_cluster_denoiser",
     "SCALE_NOTES",
 ]

@@ -5,7 +5,8 @@ r"""Figures and the explorer of chapter 11 ({ref}`sec-ch11-explore`).
 :func:`gap_state` and :func:`gap_figure` draw the state evolution {eq}`eq-ch11-se` of the
 sparse k-cluster mixture from an uninformed and an informed start against :math:`\lambda`,
 with AMP points, :math:`\lambda_{\rm alg}` and :math:`\lambda_{\rm it}`; :func:`gap_explorer`
-is the widget (state evolution only: a redraw takes a few seconds).
+is the widget (state evolution only: a redraw takes a few seconds); :func:`sparse_figure`
+draws diagonal thresholding, PCA and AMP at small density ({prf:ref}`alg-ch11-dt`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from lecnotes.book.explorer import build_explorer
 from lecnotes.core import validate as V
 from lecnotes.mixtures import amp as A
 from lecnotes.mixtures import information as IN
+from lecnotes.mixtures import thresholds as TH
 from lecnotes.mixtures.experiments import AMPSweep, RidgeSweep
+from lecnotes.mixtures.sparse import SparseSweep
 
-__all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer"]
+__all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer",
+           "sparse_figure"]
 
 
 def ridge_figure(panels, fig=None):
@@ -233,3 +237,66 @@ def ridge_table(keys, theory, runs, lam):
     head = ["mixture", "test: limit", "Gaussian limit", f"simulated, d = {d}", "train: limit",
             "Gaussian limit", f"simulated, d = {d}"]
     return plotting.Table(head, rows)
+
+
+def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
+    r"""Squared cosine with the span of the means against :math:`\lambda/\lambda_{\rm alg}`:
+    diagonal thresholding ({prf:ref}`alg-ch11-dt`), PCA and AMP (mean and standard error over
+    seeds; filled markers at the smaller size, open at the larger), the limit of PCA
+    ({prf:ref}`prop-ch11-pca`), the limit of AMP from an uninformed start (the state
+    evolution {eq}`eq-ch11-se`), and the thresholds :math:`\lambda_{\rm alg}`
+    ({prf:ref}`prop-ch11-lambda-alg`) and :math:`\lambda_{\rm it}`
+    ({prf:ref}`def-ch11-lambda-it`).
+
+    Parameters
+    ----------
+    sweep : SparseSweep
+        From :func:`lecnotes.mixtures.sparse.sparse_sweep`.
+    k : int
+        Clusters.
+    alpha : float
+        Samples per dimension.
+    amp_limit : (ndarray, ndarray), optional
+        A grid of :math:`\lambda` and AMP's limiting overlap there.
+    lam_it : float, optional
+        The information-theoretic threshold.
+    fig : matplotlib.figure.Figure, optional
+        Drawn into (cleared).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sweep, SparseSweep):
+        raise ValueError("sweep must be a SparseSweep from sparse.sparse_sweep()")
+    k, alpha = V.positive_int(k, "k", minimum=2), V.positive_float(alpha, "alpha")
+    la = A.lambda_alg(k, alpha)
+    if fig is None:
+        fig = plt.figure(figsize=(5.6, 3.9), layout="constrained")
+    fig.clear()
+    ax = fig.subplots()
+    pal = plotting.PALETTE
+    x = sweep.lams / la
+    methods = (("dt", "diag. thresholding", pal[1], "o"), ("pca", "PCA", pal[2], "s"),
+               ("amp", "AMP", pal[0], "^"))
+    for j, d in enumerate(sweep.dims):
+        for key, name, col, mk in methods:
+            plotting.errorbar_over_seeds(ax, x * (1 + 0.01 * (2 * j - 1)),
+                                         getattr(sweep, key)[:, j], color=col, ls="none",
+                                         marker=mk, mfc=col if j == 0 else "white",
+                                         label=f"{name}, d = {d}")
+    g = np.linspace(0.5, max(1.05 * x.max(), 1.1), 200)
+    ax.plot(g, [TH.pca_overlap(t * la, k, alpha) for t in g], color=pal[2], lw=1,
+            label="PCA limit")
+    if amp_limit is not None:
+        lg, mg = (np.asarray(a, dtype=float) for a in amp_limit)
+        ax.plot(lg / la, mg, color=pal[0], lw=1, label="AMP limit (state evolution)")
+    ax.axvline(1.0, color="k", ls=":", label=r"$\lambda_{\rm alg}$")
+    if lam_it is not None and np.isfinite(lam_it):
+        ax.axvline(lam_it / la, color="#888888", ls="--", label=r"$\lambda_{\rm it}$")
+    ax.set(xlabel=r"$\lambda/\lambda_{\rm alg}$", ylabel="squared cosine with the means",
+           ylim=(-0.02, 1.02))
+    plotting.shared_legend(fig, ncol=3)
+    return fig
