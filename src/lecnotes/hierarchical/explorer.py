@@ -287,7 +287,7 @@ def joint_figure(joint, null):
     S = joint.latent.shape[0]
     if null.shape[0] < S or null.shape[1] != len(joint.dims):
         raise ValueError("null needs (seeds, sizes) with at least the sweep's seeds")
-    fig, axes = plt.subplots(1, 3, figsize=(9.4, 3.2), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.3), layout="constrained")
     steps = np.arange(joint.steps + 1)
     rel = joint.error / null[:S, :, None, None]
     pal, styles = plotting.PALETTE, ("--", "-")
@@ -299,8 +299,8 @@ def joint_figure(joint, null):
                 plotting.errorbar_over_seeds(ax, steps, q[:, j, i], label=lab if ax is axes[0]
                                              else None, **kw)
         axes[0].axhline(r / d, color=pal[j], ls=(0, (1, 2)), lw=0.9)
-    for ax, yl in zip(axes, ("latent energy of $W_1$", "corr. of layer-2 features with $h$",
-                             "test error / constant predictor's"), strict=True):
-        ax.set(xlabel="joint step", ylabel=yl, xticks=steps)
-    plotting.shared_legend(fig, ncol=4)
+    for ax, title in zip(axes, ("latent energy of $W_1$", "layer 2: corr. with $h$",
+                                "relative test error"), strict=True):
+        ax.set(xlabel="joint step", title=title, xticks=steps)
+    plotting.shared_legend(fig, ncol=2)
     return fig
