@@ -21,6 +21,9 @@ import numpy as np
 from lecnotes.core import validate as V
 
 __all__ = [
+    "check_k",
+    "check_rho",
+    "centring",
     "cluster_denoiser",
     "sparse_denoiser",
     "sample_sparse_gmm",
@@ -34,18 +37,52 @@ __all__ = [
 ]
 
 
-def _check_k(k):
+def check_k(k) -> int:
+    """The number of clusters ``k`` of {prf:ref}`def-ch11-sparse-gmm`, checked.
+
+    Parameters
+    ----------
+    k : int
+        The number of clusters, at least 2.
+
+    Returns
+    -------
+    int
+    """
     return V.positive_int(k, "k", minimum=2)
 
 
-def _check_rho(rho):
+def check_rho(rho) -> float:
+    """The density ``rho`` of {prf:ref}`def-ch11-sparse-gmm`, checked.
+
+    Parameters
+    ----------
+    rho : float
+        The fraction of non-zero rows of the means, in (0, 1].
+
+    Returns
+    -------
+    float
+    """
     rho = V.positive_float(rho, "rho")
     if rho > 1:
         raise ValueError(f"rho must lie in (0, 1], got {rho}")
     return rho
 
 
-def _centred(k):
+def centring(k) -> np.ndarray:
+    r"""The (k, k) matrix :math:`I - \mathbf 1\mathbf 1^\top/k` whose rows are the centred
+    one-hot vectors :math:`u_c = e_c - \mathbf 1/k` of {prf:ref}`def-ch11-sparse-gmm`.
+
+    Parameters
+    ----------
+    k : int
+        The number of clusters.
+
+    Returns
+    -------
+    ndarray (k, k)
+    """
     return np.eye(k) - 1.0 / k
 
 
@@ -72,7 +109,7 @@ def cluster_denoiser(A, B):
     k = A.shape[0]
     if A.shape != (k, k) or B.shape[1] != k or k < 2 or B.shape[0] < 1:
         raise ValueError(f"A must be (k, k) with k >= 2 and B (m, k), got {A.shape}, {B.shape}")
-    P = _centred(k)  # row c is u_c
+    P = centring(k)  # row c is u_c
     logits = B @ P.T - 0.5 * np.einsum("ci,ij,cj->c", P, A, P)
     logits -= logits.max(axis=-1, keepdims=True)
     w = np.exp(logits)
@@ -118,7 +155,7 @@ def sparse_denoiser(A, B, rho, log_z=False):
     """
     A = V.finite_array(A, "A", ndim=2)
     B = V.finite_array(B, "B", ndim=2)
-    rho = _check_rho(rho)
+    rho = check_rho(rho)
     if not isinstance(log_z, bool):
         raise TypeError("log_z must be a bool")
     k = A.shape[0]
@@ -185,11 +222,11 @@ def sample_sparse_gmm(n, d, k, rho, lam, rng=None):
     Vm : ndarray (d, k)
         The means' columns (before the centring).
     """
-    n, d, k = V.positive_int(n, "n"), V.positive_int(d, "d"), _check_k(k)
-    rho, lam = _check_rho(rho), V.nonneg_float(lam, "lam")
+    n, d, k = V.positive_int(n, "n"), V.positive_int(d, "d"), check_k(k)
+    rho, lam = check_rho(rho), V.nonneg_float(lam, "lam")
     rng = V.generator(rng)
     Vm = (rng.random((d, k)) < rho) * rng.standard_normal((d, k)) / math.sqrt(rho)
-    U = _centred(k)[rng.integers(0, k, n)]
+    U = centring(k)[rng.integers(0, k, n)]
     X = math.sqrt(lam / d) * U @ Vm.T + rng.standard_normal((n, d))
     return X, U, Vm
 
@@ -213,7 +250,7 @@ def subspace_overlap(Vhat, Vm):
     Vm = V.finite_array(Vm, "Vm", ndim=2)
     if Vhat.shape != Vm.shape or Vm.shape[1] < 2:
         raise ValueError("Vhat and Vm must have the same shape (d, k), k >= 2")
-    P = _centred(Vm.shape[1])
+    P = centring(Vm.shape[1])
     return float(np.linalg.norm(P @ Vhat.T @ Vm @ P) / np.linalg.norm(P @ Vm.T @ Vm @ P))
 
 
@@ -255,7 +292,7 @@ def amp(X, k, rho, lam, iterations=50, eps=1e-3, Vm=None, rng=None) -> AMPResult
     AMPResult
     """
     X = V.finite_array(X, "X", ndim=2)
-    k, rho, lam = _check_k(k), _check_rho(rho), V.positive_float(lam, "lam")
+    k, rho, lam = check_k(k), check_rho(rho), V.positive_float(lam, "lam")
     iterations = V.positive_int(iterations, "iterations")
     eps = V.positive_float(eps, "eps")
     rng = V.generator(rng)
@@ -265,7 +302,7 @@ def amp(X, k, rho, lam, iterations=50, eps=1e-3, Vm=None, rng=None) -> AMPResult
     Vm = V.finite_array(Vm, "Vm", ndim=2)
     if Vm.shape != (d, k):
         raise ValueError(f"Vm must have shape ({d}, {k})")
-    P = _centred(k)
+    P = centring(k)
     A0 = eps * P
     root = np.linalg.cholesky(A0 + 1e-12 * np.eye(k))
     B0 = Vm @ A0 + rng.standard_normal((d, k)) @ root.T
@@ -305,27 +342,27 @@ def _se_sample(k, rho, n_mc, rng):
     xi_v = r.standard_normal((len(v), k))
     xi_u = r.standard_normal((n_mc, k))
     c = np.arange(n_mc) % k
-    return v, xi_v, _centred(k)[c], xi_u, wts
+    return v, xi_v, centring(k)[c], xi_u, wts
 
 
 def _channel(x, xi, mhat):
     """b = mhat x + mhat^{1/2} xi for mhat = a P (P a projector): sqrt(a) P xi."""
-    return mhat * (x @ _centred(x.shape[1])) + math.sqrt(max(mhat, 0.0)) * (
-        xi @ _centred(x.shape[1]))
+    return mhat * (x @ centring(x.shape[1])) + math.sqrt(max(mhat, 0.0)) * (
+        xi @ centring(x.shape[1]))
 
 
 def _mv_of(mhat_v, sample, rho):
     v, xi_v, _, _, wts = sample
     k = v.shape[1]
-    f, _ = sparse_denoiser(mhat_v * _centred(k), _channel(v, xi_v, mhat_v), rho)
-    fp = f @ _centred(k)  # Nishimori: E[f v^T] = E[f f^T], the lower-variance estimate
+    f, _ = sparse_denoiser(mhat_v * centring(k), _channel(v, xi_v, mhat_v), rho)
+    fp = f @ centring(k)  # Nishimori: E[f v^T] = E[f f^T], the lower-variance estimate
     return float(wts @ np.sum(fp * fp, axis=1) / (k - 1))
 
 
 def _mu_of(mhat_u, sample):
     _, _, u, xi_u, _ = sample
     k = u.shape[1]
-    f, _ = cluster_denoiser(mhat_u * _centred(k), _channel(u, xi_u, mhat_u))
+    f, _ = cluster_denoiser(mhat_u * centring(k), _channel(u, xi_u, mhat_u))
     return float(np.sum(f * f) / (len(u) * (k - 1)))
 
 
@@ -359,7 +396,7 @@ def state_evolution(k, rho, lam, alpha, iterations=50, eps=1e-3, n_mc=4000,
     -------
     SEState
     """
-    k, rho = _check_k(k), _check_rho(rho)
+    k, rho = check_k(k), check_rho(rho)
     lam, alpha = V.nonneg_float(lam, "lam"), V.positive_float(alpha, "alpha")
     iterations = V.positive_int(iterations, "iterations")
     if not (isinstance(eps, (int, float)) and eps > 0):
@@ -398,10 +435,10 @@ def free_entropy(mu, mv, k, rho, lam, alpha, n_mc=4000, rng=0) -> float:
     float
     """
     mu, mv = V.nonneg_float(mu, "mu"), V.nonneg_float(mv, "mv")
-    k, rho = _check_k(k), _check_rho(rho)
+    k, rho = check_k(k), check_rho(rho)
     lam, alpha = V.nonneg_float(lam, "lam"), V.positive_float(alpha, "alpha")
     v, xi_v, u, xi_u, wts = _se_sample(k, rho, V.positive_int(n_mc, "n_mc"), rng)
-    P = _centred(k)
+    P = centring(k)
     hu, hv = lam * mv, lam * alpha * mu
     logits = _channel(u, xi_u, hu) @ P.T - 0.5 * hu * np.einsum("ci,ij,cj->c", P, P, P)
     top = logits.max(axis=1)
@@ -426,4 +463,4 @@ def lambda_alg(k, alpha) -> float:
     -------
     float
     """
-    return _check_k(k) / math.sqrt(V.positive_float(alpha, "alpha"))
+    return check_k(k) / math.sqrt(V.positive_float(alpha, "alpha"))

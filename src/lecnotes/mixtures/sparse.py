@@ -22,6 +22,9 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from lecnotes.core import validate as V
 from lecnotes.mixtures.amp import (
+    centring,
+    check_k,
+    check_rho,
     cluster_denoiser,
     sample_sparse_gmm,
     sparse_denoiser,
@@ -52,23 +55,8 @@ def oracle_support(d, k, rho) -> int:
     int
         At least ``k - 1``.
     """
-    d, k, rho = V.positive_int(d, "d"), _check_k(k), _check_rho(rho)
+    d, k, rho = V.positive_int(d, "d"), check_k(k), check_rho(rho)
     return int(min(d, max(k - 1, round(d * (1 - (1 - rho) ** k)))))
-
-
-def _check_k(k):
-    return V.positive_int(k, "k", minimum=2)
-
-
-def _check_rho(rho):
-    rho = V.positive_float(rho, "rho")
-    if rho > 1:
-        raise ValueError(f"rho must lie in (0, 1], got {rho}")
-    return rho
-
-
-def _centred(k):
-    return np.eye(k) - 1.0 / k
 
 
 def _check_X(X, k):
@@ -102,7 +90,7 @@ def pca(X, k) -> np.ndarray:
     ndarray (d, k - 1)
         Orthonormal columns.
     """
-    k = _check_k(k)
+    k = check_k(k)
     X = _check_X(X, k)
     n, d = X.shape
     op = LinearOperator((d, d), matvec=lambda v: X.T @ (X @ v) / n, dtype=float)
@@ -143,7 +131,7 @@ def diagonal_thresholding(X, k, m) -> DTResult:
     -------
     DTResult
     """
-    k = _check_k(k)
+    k = check_k(k)
     X = _check_X(X, k)
     n, d = X.shape
     m = V.positive_int(m, "m", minimum=k - 1)
@@ -187,16 +175,16 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None) -> np.nda
     X0 = V.finite_array(X0, "X0", ndim=2)
     U, Vm = V.finite_array(U, "U", ndim=2), V.finite_array(Vm, "Vm", ndim=2)
     n, d = X0.shape
-    k = _check_k(Vm.shape[1])
+    k = check_k(Vm.shape[1])
     if U.shape != (n, k) or Vm.shape != (d, k):
         raise ValueError(f"U must be ({n}, k) and Vm ({d}, k), got {U.shape}, {Vm.shape}")
     lams = np.array([V.positive_float(x, "lams") for x in np.atleast_1d(lams)])
-    rho, eps = _check_rho(rho), V.positive_float(eps, "eps")
+    rho, eps = check_rho(rho), V.positive_float(eps, "eps")
     iterations = V.positive_int(iterations, "iterations")
     rngs = [None] * lams.size if rngs is None else list(rngs)
     if len(rngs) != lams.size:
         raise ValueError("rngs must give one random state per lam")
-    P = _centred(k)
+    P = centring(k)
     A0 = eps * P
     root = np.linalg.cholesky(A0 + 1e-12 * np.eye(k))
     v, cv = [], []
@@ -243,7 +231,7 @@ class SparseSweep(NamedTuple):
 
 def _span(Vhat):
     k = Vhat.shape[1]
-    return np.linalg.svd(Vhat @ _centred(k), full_matrices=False)[0][:, : k - 1]
+    return np.linalg.svd(Vhat @ centring(k), full_matrices=False)[0][:, : k - 1]
 
 
 def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
@@ -283,7 +271,7 @@ def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
     dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
                      for d in np.atleast_1d(dims)])
     lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
-    seeds, k, rho = V.positive_int(seeds, "seeds"), _check_k(k), _check_rho(rho)
+    seeds, k, rho = V.positive_int(seeds, "seeds"), check_k(k), check_rho(rho)
     alpha = V.positive_float(alpha, "alpha")
     out = {key: np.zeros((seeds, dims.size, lams.size)) for key in ("dt", "pca", "amp", "q")}
     ms = np.array([oracle_support(int(d), k, rho) for d in dims])
