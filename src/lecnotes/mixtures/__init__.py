@@ -10,6 +10,7 @@ The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. It
 * :mod:`lecnotes.mixtures.thresholds` - locating the thresholds, and PCA;
 * :mod:`lecnotes.mixtures.sparse` - diagonal thresholding and PCA beside AMP at small density;
 * :mod:`lecnotes.mixtures.experiments` - the simulations and sweeps;
+* :mod:`lecnotes.mixtures.feature_step` - one giant step of chapter 6 on mixture inputs;
 * :mod:`lecnotes.mixtures.explorer` - figures and the widget of the Explore section;
 * :mod:`lecnotes.mixtures.grading` - the graded check.
 """
@@ -18,6 +19,7 @@ from lecnotes.mixtures import (
     amp,
     experiments,
     explorer,
+    feature_step,
     grading,
     information,
     ridge,
@@ -32,6 +34,7 @@ __all__ = [
     "amp",
     "experiments",
     "explorer",
+    "feature_step",
     "grading",
     "information",
     "ridge",

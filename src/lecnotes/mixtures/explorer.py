@@ -6,7 +6,8 @@ r"""Figures and the explorer of chapter 11 ({ref}`sec-ch11-explore`).
 sparse k-cluster mixture from an uninformed and an informed start against :math:`\lambda`,
 with AMP points, :math:`\lambda_{\rm alg}` and :math:`\lambda_{\rm it}`; :func:`gap_explorer`
 is the widget (state evolution only: a redraw takes a few seconds); :func:`sparse_figure`
-draws diagonal thresholding, PCA and AMP at small density ({prf:ref}`alg-ch11-dt`).
+draws diagonal thresholding, PCA and AMP at small density ({prf:ref}`alg-ch11-dt`);
+:func:`feature_step_figure` draws one giant step on mixture inputs ({prf:ref}`prop-ch11-gs`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from lecnotes.book import plotting
 from lecnotes.book.explorer import build_explorer
 from lecnotes.core import validate as V
 from lecnotes.mixtures import amp as A
+from lecnotes.mixtures import feature_step as FS
 from lecnotes.mixtures import information as IN
 from lecnotes.mixtures import thresholds as TH
 from lecnotes.mixtures.experiments import AMPSweep, RidgeSweep
 from lecnotes.mixtures.sparse import SparseSweep
 
 __all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer",
-           "sparse_figure"]
+           "sparse_figure", "feature_step_figure"]
 
 
 def ridge_figure(panels, fig=None):
@@ -299,4 +301,50 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
     ax.set(xlabel=r"$\lambda/\lambda_{\rm alg}$", ylabel="squared cosine with the means",
            ylim=(-0.02, 1.02))
     plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def feature_step_figure(sweep, m, eta_bar, delta, fig=None):
+    r"""Mean overlap of the neurons with :math:`e_1` after one giant step against :math:`d`
+    for the three laws of {prf:ref}`def-ch11-gs` (mean and standard error over seeds), with
+    the finite-:math:`d` prediction of {eq}`eq-ch11-gs-overlap` (lines) and the mixture's
+    limit (dashed).
+
+    Parameters
+    ----------
+    sweep : StepSweep
+        From :func:`lecnotes.mixtures.feature_step.step_sweep`.
+    m, eta_bar, delta : float
+        The parameters of the sweep (norm of the means, :math:`\eta_0\sqrt\delta`, n/d).
+    fig : matplotlib.figure.Figure, optional
+        Drawn into (cleared).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sweep, FS.StepSweep):
+        raise ValueError("sweep must be a StepSweep from feature_step.step_sweep()")
+    if fig is None:
+        fig = plt.figure(figsize=(5.6, 3.6), layout="constrained")
+    fig.clear()
+    ax = fig.subplots()
+    pal = plotting.PALETTE
+    d = sweep.dims
+    grid = np.unique(np.geomspace(d[0] / 1.3, d[-1] * 1.3, 40).round().astype(int))
+    names = {"mixture": "mixture", "gaussian": "matched Gaussian",
+             "independent": "mixture, independent label"}
+    for i, (law, marker) in enumerate(zip(FS.LAWS, "osD", strict=True)):
+        plotting.errorbar_over_seeds(ax, d * (1 + 0.03 * i), sweep.overlaps[law], color=pal[i],
+                                     marker=marker, ls="none", label=names[law])
+        ax.plot(grid, [FS.step_overlap(m, eta_bar, delta, law, d=int(x)) for x in grid],
+                color=pal[i], lw=1)
+    ax.axhline(FS.step_overlap(m, eta_bar, delta, "mixture"), color=pal[0], ls="--", lw=1,
+               label=r"limit $d\to\infty$, mixture")
+    ax.plot([], [], color="0.4", lw=1, label="finite-$d$ prediction")
+    ax.set(xscale="log", xlabel="$d$", ylabel=r"mean $|\cos(w_i^1, e_1)|$", ylim=(0, 1))
+    plotting.log_ticks(ax, d)
+    plotting.shared_legend(fig, ncol=2)
     return fig
