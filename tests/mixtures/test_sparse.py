@@ -100,3 +100,20 @@ def test_sparse_figure_draws():
     assert len(fig.axes) == 1 and len(fig.axes[0].lines) >= 3
     with pytest.raises(ValueError):
         XP.sparse_figure("not a sweep", 3, 2.0)
+
+
+def test_sweep_takes_one_density_per_size():
+    both = SP.sparse_sweep([40, 60], [2.0], 2, 3, [0.2, 0.1], 2.0, 3, rng=2)
+    assert np.allclose(both.rhos, [0.2, 0.1])
+    for j, (d, rho) in enumerate(((40, 0.2), (60, 0.1))):
+        one = SP.sparse_sweep([d], [2.0], 2, 3, rho, 2.0, 3, rng=2)
+        assert one.m[0] == both.m[j] == SP.oracle_support(d, 3, rho)
+        for key in ("dt", "pca", "amp"):
+            assert np.allclose(getattr(one, key)[:, 0], getattr(both, key)[:, j], atol=1e-12)
+    fig = XP.sparse_figure(both, 3, 2.0, amp_limit=[([2.2, 3.0], [0.5, 0.8])] * 2,
+                           lam_it=[1.0, 0.9])
+    assert len(fig.axes[0].lines) >= 6  # two limits, two lambda_it, lambda_alg, PCA
+    with pytest.raises(ValueError):
+        SP.sparse_sweep([40, 60], [2.0], 2, 3, [0.2, 0.1, 0.05], 2.0)
+    with pytest.raises(ValueError):
+        SP.sparse_sweep([40], [2.0], 2, 3, [1.5], 2.0)

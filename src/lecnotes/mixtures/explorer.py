@@ -258,10 +258,11 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
         Clusters.
     alpha : float
         Samples per dimension.
-    amp_limit : (ndarray, ndarray), optional
-        A grid of :math:`\lambda` and AMP's limiting overlap there.
-    lam_it : float, optional
-        The information-theoretic threshold.
+    amp_limit : (ndarray, ndarray) or list of such pairs, optional
+        A grid of :math:`\lambda` and AMP's limiting overlap there; a list holds one pair per
+        size, for a density that changes with the size (``sweep.rhos``).
+    lam_it : float or sequence of float, optional
+        The information-theoretic threshold (one per size, as ``amp_limit``).
     fig : matplotlib.figure.Figure, optional
         Drawn into (cleared).
 
@@ -292,12 +293,22 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
     g = np.linspace(0.5, max(1.05 * x.max(), 1.1), 200)
     ax.plot(g, [TH.pca_overlap(t * la, k, alpha) for t in g], color=pal[2], lw=1,
             label="PCA limit")
+    per_size = len(set(np.round(sweep.rhos, 12))) > 1
+    styles = ("-", (0, (4, 2)))
     if amp_limit is not None:
-        lg, mg = (np.asarray(a, dtype=float) for a in amp_limit)
-        ax.plot(lg / la, mg, color=pal[0], lw=1, label="AMP limit (state evolution)")
+        pairs = amp_limit if isinstance(amp_limit, list) else [amp_limit]
+        for j, pair in enumerate(pairs):
+            lg, mg = (np.asarray(a, dtype=float) for a in pair)
+            tag = f", $\\rho$ = {sweep.rhos[j]:.3g}" if per_size else ""
+            ax.plot(lg / la, mg, color=pal[0], lw=1, ls=styles[j % 2],
+                    label=f"AMP limit (state evolution){tag}")
     ax.axvline(1.0, color="k", ls=":", label=r"$\lambda_{\rm alg}$")
-    if lam_it is not None and np.isfinite(lam_it):
-        ax.axvline(lam_it / la, color="#888888", ls="--", label=r"$\lambda_{\rm it}$")
+    if lam_it is not None:
+        for j, li in enumerate(np.atleast_1d(np.asarray(lam_it, dtype=float))):
+            if np.isfinite(li):
+                tag = f", $\\rho$ = {sweep.rhos[j]:.3g}" if per_size else ""
+                ax.axvline(li / la, color="#888888", ls=("--", "-.")[j % 2],
+                           label=r"$\lambda_{\rm it}$" + tag)
     ax.set(xlabel=r"$\lambda/\lambda_{\rm alg}$", ylabel="squared cosine with the means",
            ylim=(-0.02, 1.02))
     plotting.shared_legend(fig, ncol=3)

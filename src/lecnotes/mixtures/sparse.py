@@ -227,6 +227,8 @@ class SparseSweep(NamedTuple):
     """(seeds, dims, lams): AMP from the almost uninformed start."""
     amp_overlap: np.ndarray
     """(seeds, dims, lams): AMP's overlap :func:`~lecnotes.mixtures.amp.subspace_overlap`."""
+    rhos: np.ndarray
+    """The density of the means at each size."""
 
 
 def _span(Vhat):
@@ -241,7 +243,9 @@ def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
     ``d`` and seed ``s`` come from stream ``(d, s)`` and are shared by all ``lams``, as in
     :func:`~lecnotes.mixtures.experiments.amp_sweep` (the same data and AMP starts for the same
     ``rng``). The covariance :math:`X^\top X/n` is formed once per seed for the noise and
-    updated by the low-rank signal for each :math:`\lambda`.
+    updated by the low-rank signal for each :math:`\lambda`. The density may change with the
+    size (one :math:`\rho` per entry of ``dims``): the sub-extensive regime of
+    {prf:ref}`prop-ch11-dt` keeps :math:`\rho\sqrt d` fixed.
 
     Parameters
     ----------
@@ -253,8 +257,8 @@ def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
         Seeds.
     k : int
         Clusters.
-    rho : float
-        Density of the means.
+    rho : float or sequence of float
+        Density of the means: one for all sizes, or one per size.
     alpha : float
         Samples per dimension.
     iterations : int
@@ -271,12 +275,16 @@ def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
     dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
                      for d in np.atleast_1d(dims)])
     lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
-    seeds, k, rho = V.positive_int(seeds, "seeds"), check_k(k), check_rho(rho)
+    seeds, k = V.positive_int(seeds, "seeds"), check_k(k)
+    rhos = np.atleast_1d(np.asarray(rho, dtype=object))
+    if rhos.ndim != 1 or rhos.size not in (1, dims.size):
+        raise ValueError(f"rho must be a number or one number per size ({dims.size}), got {rho!r}")
+    rhos = np.array([check_rho(r) for r in rhos] * (dims.size if rhos.size == 1 else 1))
     alpha = V.positive_float(alpha, "alpha")
     out = {key: np.zeros((seeds, dims.size, lams.size)) for key in ("dt", "pca", "amp", "q")}
-    ms = np.array([oracle_support(int(d), k, rho) for d in dims])
+    ms = np.array([oracle_support(int(d), k, r) for d, r in zip(dims, rhos, strict=True)])
     for j, d in enumerate(dims):
-        d, n = int(d), int(round(alpha * d))
+        d, n, rho = int(d), int(round(alpha * d)), float(rhos[j])
         for s in range(seeds):
             r = V.stream(rng, d, s)
             X0, U, Vm = sample_sparse_gmm(n, d, k, rho, 0.0, rng=r)
@@ -293,4 +301,4 @@ def sparse_sweep(dims, lams, seeds, k, rho, alpha, iterations=30, eps=1e-3,
                 out["dt"][s, j, i] = subspace_cosine(dt.E, Vm)
                 out["amp"][s, j, i] = subspace_cosine(_span(Vh[i]), Vm)
                 out["q"][s, j, i] = subspace_overlap(Vh[i], Vm)
-    return SparseSweep(dims, lams, ms, out["dt"], out["pca"], out["amp"], out["q"])
+    return SparseSweep(dims, lams, ms, out["dt"], out["pca"], out["amp"], out["q"], rhos)
