@@ -277,7 +277,7 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
     k, alpha = V.positive_int(k, "k", minimum=2), V.positive_float(alpha, "alpha")
     la = A.lambda_alg(k, alpha)
     if fig is None:
-        fig = plt.figure(figsize=(5.6, 3.9), layout="constrained")
+        fig = plt.figure(figsize=(5.6, 4.8), layout="constrained")
     fig.clear()
     ax = fig.subplots()
     pal = plotting.PALETTE
@@ -299,9 +299,9 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
         pairs = amp_limit if isinstance(amp_limit, list) else [amp_limit]
         for j, pair in enumerate(pairs):
             lg, mg = (np.asarray(a, dtype=float) for a in pair)
-            tag = f", $\\rho$ = {sweep.rhos[j]:.3g}" if per_size else ""
+            tag = f", $\\rho$ = {sweep.rhos[j]:.3g}" if per_size else " (state evolution)"
             ax.plot(lg / la, mg, color=pal[0], lw=1, ls=styles[j % 2],
-                    label=f"AMP limit (state evolution){tag}")
+                    label=f"AMP limit{tag}")
     ax.axvline(1.0, color="k", ls=":", label=r"$\lambda_{\rm alg}$")
     if lam_it is not None:
         for j, li in enumerate(np.atleast_1d(np.asarray(lam_it, dtype=float))):
@@ -311,7 +311,7 @@ def sparse_figure(sweep, k, alpha, amp_limit=None, lam_it=None, fig=None):
                            label=r"$\lambda_{\rm it}$" + tag)
     ax.set(xlabel=r"$\lambda/\lambda_{\rm alg}$", ylabel="squared cosine with the means",
            ylim=(-0.02, 1.02))
-    plotting.shared_legend(fig, ncol=3)
+    plotting.shared_legend(fig, ncol=3 if len(sweep.dims) == 1 and not per_size else 2)
     return fig
 
 
