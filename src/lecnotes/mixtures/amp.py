@@ -162,39 +162,31 @@ def sparse_denoiser(A, B, rho, log_z=False):
     if A.shape != (k, k) or B.shape[1] != k:
         raise ValueError(f"A must be (k, k) and B (m, k), got {A.shape}, {B.shape}")
     m = B.shape[0]
-    logs, means, seconds = [], [], []
-    for S in _patterns(k):
+    # every support S at once: Minv[p] is (A_SS + rho I)^{-1} embedded in k x k (zero off S),
+    # const[p] the prior weight of S and the Gaussian normalisation
+    pats = _patterns(k)
+    Minv = np.zeros((len(pats), k, k))
+    const = np.zeros(len(pats))
+    for p, S in enumerate(pats):
         s = int(S.sum())
-        lw = s * math.log(rho) + (k - s) * math.log1p(-rho) if rho < 1 else (
+        const[p] = s * math.log(rho) + (k - s) * math.log1p(-rho) if rho < 1 else (
             0.0 if s == k else -np.inf)
-        mu = np.zeros((m, k))
-        sec = np.zeros((k, k))
         if s:
             M = A[np.ix_(S, S)] + rho * np.eye(s)
-            Minv = np.linalg.inv(M)
-            bS = B[:, S]
-            mS = bS @ Minv
-            lw = lw + 0.5 * s * math.log(rho) - 0.5 * np.linalg.slogdet(M)[1] + 0.5 * np.sum(
-                mS * bS, axis=1)
-            mu[:, S] = mS
-            sec[np.ix_(S, S)] = Minv
-        logs.append(np.broadcast_to(lw, (m,)))
-        means.append(mu)
-        seconds.append(sec)
-    L = np.stack(logs, axis=1)
-    top = L.max(axis=1, keepdims=True)
+            Minv[p][np.ix_(S, S)] = np.linalg.inv(M)
+            const[p] += 0.5 * s * math.log(rho) - 0.5 * np.linalg.slogdet(M)[1]
+    mus = B @ Minv                                         # (patterns, m, k)
+    L = const[:, None] + 0.5 * np.sum(mus * B, axis=2)     # (patterns, m)
+    top = L.max(axis=0, keepdims=True)
     W = np.exp(L - top)
-    Zs = W.sum(axis=1, keepdims=True)
+    Zs = W.sum(axis=0, keepdims=True)
     W /= Zs
-    mean = np.zeros((m, k))
-    cov = np.zeros((k, k))
-    for p, (mu, sec) in enumerate(zip(means, seconds, strict=True)):
-        wp = W[:, p : p + 1]
-        mean += wp * mu
-        cov += wp.mean() * sec + (wp * mu).T @ mu / m
-    cov -= mean.T @ mean / m
+    Wmu = W[:, :, None] * mus
+    mean = Wmu.sum(axis=0)
+    cov = (np.tensordot(W.mean(axis=1), Minv, axes=1)
+           + np.sum(Wmu.transpose(0, 2, 1) @ mus, axis=0) / m - mean.T @ mean / m)
     if log_z:
-        return mean, cov, (top + np.log(Zs))[:, 0]
+        return mean, cov, (top + np.log(Zs))[0]
     return mean, cov
 
 

@@ -15,8 +15,9 @@ from scipy.linalg import eigh
 from scipy.special import ndtr
 
 from lecnotes.core import validate as V
-from lecnotes.mixtures.amp import amp, sample_sparse_gmm
+from lecnotes.mixtures.amp import check_k, check_rho, sample_sparse_gmm, subspace_overlap
 from lecnotes.mixtures.ridge import TARGETS, Mixture, label_moments
+from lecnotes.mixtures.sparse import amp_lams
 from lecnotes.mixtures.thresholds import subspace_cosine
 
 __all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
@@ -217,7 +218,7 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
                      for d in np.atleast_1d(dims)])
     lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
     seeds = V.positive_int(seeds, "seeds")
-    alpha = V.positive_float(alpha, "alpha")
+    k, rho, alpha = check_k(k), check_rho(rho), V.positive_float(alpha, "alpha")
     if not isinstance(informed, bool):
         raise TypeError("informed must be a bool")
     out = {key: np.full((seeds, dims.size, lams.size), np.nan) for key in ("u", "i")}
@@ -227,12 +228,10 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
         for s in range(seeds):
             r = V.stream(rng, int(d), s)
             X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=r)
-            signal = U @ Vm.T / np.sqrt(d)
-            for i, lam in enumerate(lams):
-                X = X0 + np.sqrt(lam) * signal
-                for key, e in starts:
-                    res = amp(X, k, rho, lam, iterations, e, Vm=Vm, rng=V.stream(r, i, ord(key)))
-                    out[key][s, j, i] = res.overlaps[-1]
+            for key, e in starts:  # amp() on X0 + sqrt(lam / d) U Vm^T, all lams at once
+                Vh = amp_lams(X0, U, Vm, lams, rho, iterations, e,
+                              [V.stream(r, i, ord(key)) for i in range(lams.size)])
+                out[key][s, j] = [subspace_overlap(v, Vm) for v in Vh]
     return AMPSweep(dims, lams, out["u"], out["i"])
 
 
