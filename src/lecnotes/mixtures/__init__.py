@@ -3,6 +3,8 @@
 The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. Its modules:
 
 * :mod:`lecnotes.mixtures.ridge` - the sharp asymptotics of ridge on the two mixture families;
+* :mod:`lecnotes.mixtures.logistic` - the sharp asymptotics of logistic regression (any convex
+  loss) on the means family, and its simulation;
 * :mod:`lecnotes.mixtures.amp` - AMP, state evolution and free entropy of the sparse
   k-cluster mixture;
 * :mod:`lecnotes.mixtures.information` - the information-theoretic threshold and its
@@ -22,6 +24,7 @@ from lecnotes.mixtures import (
     feature_step,
     grading,
     information,
+    logistic,
     ridge,
     sparse,
     thresholds,
@@ -37,6 +40,7 @@ __all__ = [
     "feature_step",
     "grading",
     "information",
+    "logistic",
     "ridge",
     "sparse",
     "thresholds",

@@ -7,7 +7,9 @@ sparse k-cluster mixture from an uninformed and an informed start against :math:
 with AMP points, :math:`\lambda_{\rm alg}` and :math:`\lambda_{\rm it}`; :func:`gap_explorer`
 is the widget (state evolution only: a redraw takes a few seconds); :func:`sparse_figure`
 draws diagonal thresholding, PCA and AMP at small density ({prf:ref}`alg-ch11-dt`);
-:func:`feature_step_figure` draws one giant step on mixture inputs ({prf:ref}`prop-ch11-gs`).
+:func:`feature_step_figure` draws one giant step on mixture inputs ({prf:ref}`prop-ch11-gs`);
+:func:`logistic_figure` draws logistic regression against the alignment and against :math:`d`
+({prf:ref}`prop-ch11-logistic`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from lecnotes.core import validate as V
 from lecnotes.mixtures import amp as A
 from lecnotes.mixtures import feature_step as FS
 from lecnotes.mixtures import information as IN
+from lecnotes.mixtures import logistic as LG
 from lecnotes.mixtures import thresholds as TH
 from lecnotes.mixtures.experiments import AMPSweep, RidgeSweep
 from lecnotes.mixtures.sparse import SparseSweep
 
-__all__ = ["ridge_figure", "ridge_table", "GapState", "gap_state", "gap_figure", "gap_explorer",
-           "sparse_figure", "feature_step_figure"]
+__all__ = ["ridge_figure", "ridge_table", "logistic_figure", "GapState", "gap_state",
+           "gap_figure", "gap_explorer", "sparse_figure", "feature_step_figure"]
 
 
 def ridge_figure(panels, fig=None):
@@ -70,6 +73,70 @@ def ridge_figure(panels, fig=None):
         plotting.log_ticks(ax, d)
     axes[0].set_ylabel("test error")
     plotting.shared_legend(fig, ncol=4)
+    return fig
+
+
+def logistic_figure(curve, points, fig=None):
+    r"""Logistic regression on the means mixture ({prf:ref}`prop-ch11-logistic`): left, the
+    limiting test classification error against the angle :math:`\theta` of the means with
+    :math:`\wstar`, mixture and matched Gaussian, with the simulations at the largest size;
+    right, the simulations against :math:`d` at each simulated angle, with their limits (mean
+    and standard error over seeds).
+
+    Parameters
+    ----------
+    curve : AlignmentCurve
+        From :func:`lecnotes.mixtures.logistic.alignment_curve`; it must hold every angle of
+        ``points``.
+    points : list of (float, LogisticSweep, LogisticSweep)
+        An angle, the sweep of the mixture and that of its matched Gaussian there.
+    fig : matplotlib.figure.Figure, optional
+        Drawn into (cleared).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(curve, LG.AlignmentCurve):
+        raise ValueError("curve must be an AlignmentCurve from logistic.alignment_curve()")
+    if not points:
+        raise ValueError("points must hold at least one simulated angle")
+    where = []
+    for th, mix, gau in points:
+        if not (isinstance(mix, LG.LogisticSweep) and isinstance(gau, LG.LogisticSweep)):
+            raise ValueError("points need LogisticSweep results from logistic_sweep()")
+        hit = np.flatnonzero(np.isclose(curve.thetas, th, atol=1e-9))
+        if hit.size == 0:
+            raise ValueError(f"the angle {th} of points is not in curve.thetas")
+        where.append(int(hit[0]))
+    if fig is None:
+        fig = plt.figure(figsize=(7.2, 3.4), layout="constrained")
+    fig.clear()
+    left, right = fig.subplots(1, 2)
+    pal, deg = plotting.PALETTE, 180 / np.pi
+    left.plot(curve.thetas * deg, curve.mixture, color=pal[0], lw=1, label="limit, mixture")
+    left.plot(curve.thetas * deg, curve.gaussian, color=pal[1], lw=1, ls="--",
+              label="limit, Gaussian")
+    styles = ("-", ":")
+    for i, ((th, mix, gau), j) in enumerate(zip(points, where, strict=True)):
+        d = mix.dims
+        for sw, col, mk, sh, name in ((mix, pal[0], "o", 1.0, "mixture"),
+                                      (gau, pal[1], "s", 1.04, "matched Gaussian")):
+            left_pt = sw.test[:, -1:]
+            plotting.errorbar_over_seeds(left, [th * deg], left_pt, color=col, marker=mk,
+                                         ls="none", mfc="white" if i else col)
+            plotting.errorbar_over_seeds(right, d * sh, sw.test, color=col, marker=mk,
+                                         ls="none", mfc="white" if i else col,
+                                         label=f"{name}, $\\theta$ = {th * deg:.0f}°")
+        right.axhline(curve.mixture[j], color=pal[0], lw=1, ls=styles[i % 2])
+        right.axhline(curve.gaussian[j], color=pal[1], lw=1, ls=("--", "-.")[i % 2])
+    left.set(xlabel=r"angle $\theta$ of the means with $w_\star$ (degrees)",
+             ylabel="test classification error", xticks=[0, 30, 60, 90])
+    right.set(xscale="log", xlabel="$d$")
+    plotting.log_ticks(right, points[0][1].dims)
+    plotting.shared_legend(fig, ncol=3)
     return fig
 
 
