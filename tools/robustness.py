@@ -292,7 +292,10 @@ def sharpness_section(sh: dict) -> list[str]:
     wider than a quarter of its reference, every alternative built from its claim's
     tolerance, and every alternative further than :data:`FAR` tolerances."""
     t, a, o = sh["two_sided"], sh["alternatives"], sh["one_sided"]
-    pct = (lambda x: "-" if x is None else f"{100 * x:.2g}%")
+
+    def pct(x):
+        return "-" if x is None else f"{100 * x:.2g}%"
+
     lines = [
         "", "## How sharp the claims are", "",
         "Passing is not the whole story: a claim whose tolerance is half its value, or whose "
