@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebooks  # noqa: E402
 
 from lecnotes.book import claims  # noqa: E402
+from lecnotes.book import sharpness as sharp_mod  # noqa: E402
 
 OUT = notebooks.ROOT / "_build" / "robustness"
 PAGE = notebooks.ROOT / "book" / "robustness.md"
@@ -237,7 +238,7 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
         for rec in recs:
             s = claims.sharpness(rec["relation"], rec["measured"], rec["expected"],
                                  rec.get("tol"), rec.get("alternative"))
-            kind = rec.get("kind") or claims._infer_kind(rec["relation"], rec["expected"],
+            kind = rec.get("kind") or sharp_mod._infer_kind(rec["relation"], rec["expected"],
                                                           rec.get("tol"))
             key = kind + ("" if rec.get("kind") else " (inferred)")
             kinds[key] = kinds.get(key, 0) + 1

@@ -48,6 +48,12 @@ class Finding:
     reason: str
 
     def line(self) -> str:
+        """The finding as one sentence: where, which claim, why, and what to do instead.
+
+        Returns
+        -------
+        str
+        """
         return (f"{self.notebook} cell {self.cell}: claim {self.label!r} has alternative "
                 f"{self.expression!r}, {self.reason}: name the value the nearest competing "
                 "explanation predicts, or say why none applies (no_alternative=)")

@@ -47,7 +47,6 @@ but does not raise, so that one execution evaluates every claim of a chapter
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
 import os
@@ -59,6 +58,16 @@ from pathlib import Path
 import numpy
 
 from lecnotes import __version__  # the package root; no cycle (it imports no module)
+from lecnotes.book.claim_display import anchor, block_html  # re-exported
+from lecnotes.book.sharpness import (  # re-exported: the claim records carry them
+    KINDS,
+    WIDE,
+    Sharpness,
+    format_number,
+    format_percent,
+    sharpness,
+    sharpness_text,
+)
 from lecnotes.core import stats
 from lecnotes.core.scale import scale
 
@@ -86,134 +95,6 @@ __all__ = [
 RELATIONS = ("approx", "<=", ">=", "between")
 NO_RAISE = "LECNOTES_CLAIMS_NO_RAISE"
 """Environment variable: record failing claims without raising (robustness runs)."""
-
-
-KINDS = ("limit", "finite-size", "identity", "illustration")
-"""What a claim's reference is: a d -> infinity value (``limit``), a prediction or comparison at
-the sizes of the experiment (``finite-size``), an exact identity or closed form checked
-numerically (``identity``), or a phenomenon shown, not evidence for the theorem
-(``illustration``, whose statement says why)."""
-
-WIDE = 0.25
-"""A two-sided claim whose tolerance exceeds this fraction of its reference must say why it is
-still worth stating (``why_wide``)."""
-
-_EXACT = 1e-6
-"""A tolerance below this fraction of the reference (or absolute, for a zero reference) marks
-an exact identity when no kind is stated."""
-
-
-@dataclass(frozen=True)
-class Sharpness:
-    """How sharp a claim is (see :func:`sharpness`).
-
-    Attributes
-    ----------
-    resolution : float or None
-        Two-sided claims: the tolerance (half-width) relative to ``|reference|``. One-sided
-        claims: the margin between the measured value and the bound, relative to ``|bound|``
-        (negative when the claim fails). ``None`` when the reference is zero.
-    absolute : float
-        The same quantity, not divided by the reference.
-    alt_distance : float or None
-        Distance of the alternative from the reference in tolerances (two-sided), or from the
-        bound in units of the measured margin (one-sided); ``None`` without an alternative.
-    blunt : bool
-        A two-sided claim wider than :data:`WIDE` of its reference.
-    """
-
-    resolution: float | None
-    absolute: float
-    alt_distance: float | None
-    blunt: bool
-
-
-def sharpness(relation: str, measured: float, expected, tol, alternative=None) -> Sharpness:
-    """Resolution and distance of the alternative of one claim (DESIGN.md, *Sharpness*).
-
-    Parameters
-    ----------
-    relation : {"approx", "<=", ">=", "between"}
-    measured : float
-    expected : float or (float, float)
-        The reference (a bound, or an interval for ``"between"``).
-    tol : float or None
-        The tolerance of an ``"approx"`` claim.
-    alternative : float, optional
-
-    Returns
-    -------
-    Sharpness
-    """
-    if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
-    if relation in ("approx", "between"):
-        if relation == "approx":
-            centre, half = float(expected), float(tol)
-        else:
-            lo, hi = (float(v) for v in expected)
-            centre, half = (lo + hi) / 2, (hi - lo) / 2
-        resolution = half / abs(centre) if centre != 0 else None
-        alt_distance = None
-        if alternative is not None and half > 0:
-            alt_distance = abs(float(alternative) - centre) / half
-        blunt = resolution is not None and resolution > WIDE
-        return Sharpness(resolution, half, alt_distance, bool(blunt))
-    bound = float(expected)
-    margin = (measured - bound) if relation == ">=" else (bound - measured)
-    resolution = margin / abs(bound) if bound != 0 else None
-    alt_distance = None
-    if alternative is not None and margin != 0 and not math.isnan(margin):
-        alt_distance = abs(float(alternative) - bound) / abs(margin)
-    return Sharpness(resolution, margin, alt_distance, False)
-
-
-def sharpness_text(rec: dict) -> str:
-    """The sharpness of a recorded claim in words a reader understands, e.g. "detects a
-    deviation of 5% of the reference; rejects 1.5 at 4.2 tolerances" (the ledger's column)."""
-    rel = rec["relation"]
-    s = sharpness(rel, rec["measured"], rec["expected"], rec.get("tol"), rec.get("alternative"))
-    kind = rec.get("kind") or _infer_kind(rel, rec["expected"], rec.get("tol"))
-    parts = []
-    if rel in ("approx", "between"):
-        ref = rec["expected"]
-        centre = abs(float(ref) if rel == "approx" else (float(ref[0]) + float(ref[1])) / 2)
-        if s.absolute <= _EXACT * max(1.0, centre):
-            parts.append("exact to rounding")
-        elif s.resolution is None:
-            parts.append(f"detects a deviation of {_fmt(s.absolute)} from 0")
-        else:
-            parts.append(f"detects a deviation of {_pct(s.resolution)} of the reference")
-        if s.alt_distance is not None:
-            parts.append(f"rejects {_fmt(rec['alternative'])} at {s.alt_distance:.3g} "
-                         "tolerances")
-    else:
-        side = "inside" if s.absolute >= 0 else "OUTSIDE"
-        where = (f"{_pct(abs(s.resolution))} of the bound" if s.resolution is not None
-                 else _fmt(abs(s.absolute)))
-        parts.append(f"measured {where} {side} the bound")
-        if s.alt_distance is not None:
-            parts.append(f"alternative {_fmt(rec['alternative'])} lies {s.alt_distance:.3g} "
-                         "margins from the bound")
-    text = "; ".join(parts) + f" ({kind}{'' if rec.get('kind') else ', inferred'})"
-    if rec.get("why_wide"):
-        text += "; wide because " + rec["why_wide"]
-    return text
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%"
-
-
-def _infer_kind(relation, expected, tol) -> str:
-    """``identity`` for a tolerance at rounding level, ``finite-size`` otherwise (when the
-    claim does not state its kind)."""
-    if relation == "approx" and tol is not None:
-        if float(tol) <= _EXACT * max(1.0, abs(float(expected))):
-            return "identity"
-    if relation == "<=" and 0 <= float(expected) <= _EXACT:
-        return "identity"
-    return "finite-size"
 
 
 class ClaimError(AssertionError):
@@ -246,26 +127,26 @@ class Claim:
 
     def reference_text(self) -> str:
         if self.relation == "approx":
-            text = f"{_fmt(self.expected)} ± {_fmt(self.tol)}"
+            text = f"{format_number(self.expected)} ± {format_number(self.tol)}"
         elif self.relation == "between":
             lo, hi = self.expected
-            text = f"in [{_fmt(lo)}, {_fmt(hi)}]"
+            text = f"in [{format_number(lo)}, {format_number(hi)}]"
         else:
-            text = f"{self.relation} {_fmt(self.expected)}"
+            text = f"{self.relation} {format_number(self.expected)}"
         if self.alternative is not None:
-            text += f"; alternative {_fmt(self.alternative)}"
+            text += f"; alternative {format_number(self.alternative)}"
         return text
 
     def line(self) -> str:
         mark = "PASS" if self.passed else "FAIL"
-        power = (f"; NO POWER: the alternative {_fmt(self.alternative)} would pass as well"
+        power = (f"; NO POWER: the alternative {format_number(self.alternative)} would pass as well"
                  if self.powerless else "")
         if self.blunt:
-            power += (f"; TOO WIDE: the tolerance is {_pct(self.resolution)} of the reference "
+            power += (f"; TOO WIDE: the tolerance is {format_percent(self.resolution)} of the reference "
                       f"(more than {WIDE:.0%}) and the claim does not say why (why_wide=)")
         return (
             f"[{mark}] claim {self.chapter}:{self.label}: {self.statement} "
-            f"(measured {_fmt(self.measured)}, expected {self.reference_text()}{power})"
+            f"(measured {format_number(self.measured)}, expected {self.reference_text()}{power})"
         )
 
     def _repr_html_(self) -> str:
@@ -276,21 +157,6 @@ class Claim:
 
     def _ipython_display_(self):
         """Shown once by :func:`claim` itself: the returned record displays nothing more."""
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, (tuple, list)):
-        return "(" + ", ".join(_fmt(v) for v in x) + ")"
-    x = float(x)
-    if x == 0:
-        return "0"
-    if math.isinf(x) or math.isnan(x):
-        return str(x)
-    if 1e-3 <= abs(x) < 1e4:
-        return f"{x:.4g}"
-    return f"{x:.3e}"
 
 
 _state = {"chapter": None}
@@ -637,76 +503,6 @@ def claim_mean(
     return claim(label, statement, float(m), expected, tol=tol, alternative=alternative,
                  no_alternative=no_alternative, source=source, result=result, status=status,
                  kind=kind, why_wide=why_wide, display=display)
-
-
-def anchor(prefix: str, chapter: str, label: str) -> str:
-    """The HTML id of a claim in its chapter (``claim-...``) or in the ledger (``ledger-...``).
-
-    Parameters
-    ----------
-    prefix : {"claim", "ledger"}
-    chapter, label : str
-        The claim's chapter (notebook stem) and label.
-
-    Returns
-    -------
-    str
-    """
-    return f"{prefix}-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in
-                                  f"{chapter}-{label}")
-
-
-def block_html(records: list[Claim], ledger: str = "../book/claims-ledger.html") -> str:
-    """The claims of one cell as one compact block (a ``<details>`` element).
-
-    The summary line says how many checks hold and names them; the table inside gives each
-    claim's statement, measured value, reference and alternative, with an anchor the claims
-    ledger links to and a link back to the ledger's row. Collapsed when there are more than
-    two claims. Styled by the classes ``lecnotes-claims*`` (``book/_static/lecnotes.css``), so
-    that it reads in the light and the dark theme.
-
-    Parameters
-    ----------
-    records : list of Claim
-        The claims, in the order they were made.
-    ledger : str
-        URL of the claims ledger page relative to the chapter's page.
-
-    Returns
-    -------
-    str
-    """
-    failed = [r for r in records if not r.passed]
-    n = len(records)
-    names = ", ".join(f"<code>{html.escape(r.label)}</code>" for r in records)
-    if failed:
-        head = (f'<span class="lecnotes-claims-mark">&#10008;</span> {len(failed)} of {n} '
-                f"check{'s' * (n != 1)} FAIL{'S' * (len(failed) == 1)}: {names}")
-    else:
-        verb = "holds" if n == 1 else "hold"
-        head = (f'<span class="lecnotes-claims-mark">&#10004;</span> {n} '
-                f"check{'s' * (n != 1)} {verb}: {names}")
-    rows = []
-    for r in records:
-        alt = _fmt(r.alternative) if r.alternative is not None else (
-            "none: " + r.no_alternative if r.no_alternative else "-")
-        if r.powerless:
-            alt += " (passes too: no power)"
-        link = f"{ledger}#{anchor('ledger', r.chapter, r.label)}"
-        rows.append(
-            f'<tr id="{anchor("claim", r.chapter, r.label)}" class="lecnotes-claim-'
-            f'{"pass" if r.passed else "fail"}"><td><a href="{html.escape(link)}" title="this '
-            f'claim in the claims ledger"><code>{html.escape(r.label)}</code></a> '
-            f"{html.escape(r.statement)}</td><td>{html.escape(_fmt(r.measured))}</td>"
-            f"<td>{html.escape(r.reference_text().split('; alternative')[0])}</td>"
-            f"<td>{html.escape(alt)}</td></tr>")
-    status = "fail" if failed else "pass"
-    opened = " open" if n <= 2 or failed else ""
-    return (f'<details class="lecnotes-claims lecnotes-claims-{status}"{opened}>'
-            f"<summary>{head}</summary>"
-            '<table class="lecnotes-claims-table"><thead><tr><th>claim</th><th>measured</th>'
-            "<th>expected</th><th>alternative</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></details>")
 
 
 def _ipython():
