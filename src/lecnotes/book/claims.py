@@ -142,8 +142,9 @@ class Claim:
         power = (f"; NO POWER: the alternative {format_number(self.alternative)} would pass as well"
                  if self.powerless else "")
         if self.blunt:
-            power += (f"; TOO WIDE: the tolerance is {format_percent(self.resolution)} of the reference "
-                      f"(more than {WIDE:.0%}) and the claim does not say why (why_wide=)")
+            power += (f"; TOO WIDE: the tolerance is {format_percent(self.resolution)} of the "
+                      f"reference (more than {WIDE:.0%}) and the claim does not say why "
+                      "(why_wide=)")
         return (
             f"[{mark}] claim {self.chapter}:{self.label}: {self.statement} "
             f"(measured {format_number(self.measured)}, expected {self.reference_text()}{power})"

@@ -160,8 +160,8 @@ def sharpness_text(rec: dict) -> str:
                  else format_number(abs(s.absolute)))
         parts.append(f"measured {where} {side} the bound")
         if s.alt_distance is not None:
-            parts.append(f"alternative {format_number(rec['alternative'])} lies {s.alt_distance:.3g} "
-                         "margins from the bound")
+            parts.append(f"alternative {format_number(rec['alternative'])} lies "
+                         f"{s.alt_distance:.3g} margins from the bound")
     text = "; ".join(parts) + f" ({kind}{'' if rec.get('kind') else ', inferred'})"
     if rec.get("why_wide"):
         text += "; wide because " + rec["why_wide"]
