@@ -74,8 +74,8 @@ SCALE_NOTES = {
     'ntk-linearisation-rate': (
         'Was power, not rate: with 5 seeds the one-sided bound of 7.17 SE reached -0.474 at '
         'scale 2 (slope -0.74, SE 0.036). With 12 seeds (4.02 SE) the fitted slope is -0.71 '
-        'at scale 1 and -0.73 at scale 2 (SE 0.018 and 0.017), its bound -0.64 and -0.66: '
-        'the claim holds at both scales and at roots 0-5.'
+        'at scale 1 and -0.73 at scale 2 (SE 0.018 and 0.017), below the bound '
+        '-1/2 - 4.02 SE = -0.57 at both: the claim holds at both scales and at roots 0-5.'
     ),
 }
 """What the chapter says of its claims that widen or fail at scale 2 (`make scale`,
