@@ -38,6 +38,8 @@ from lecnotes.online_sgd.sweeps import (
     batch_sweep,
     chain_exponent,
     chain_step_scan,
+    chain_step_limit,
+    StepLimit,
     chain_sweep,
     escape_sweep,
     log_time_z,
@@ -81,6 +83,8 @@ __all__ = [
     "ChainExponent",
     "chain_exponent",
     "chain_step_scan",
+    "chain_step_limit",
+    "StepLimit",
 ]
 
 SCALE_NOTES = {
