@@ -44,6 +44,7 @@ from lecnotes.online_sgd.sweeps import (
     escape_sweep,
     log_time_z,
     map_escape_sweep,
+    ratio_of_means,
     reuse_first_coefficient,
     reuse_late,
     search_budget,
@@ -84,6 +85,7 @@ __all__ = [
     "chain_exponent",
     "chain_step_scan",
     "chain_step_limit",
+    "ratio_of_means",
     "StepLimit",
 ]
 

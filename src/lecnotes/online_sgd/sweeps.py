@@ -28,7 +28,7 @@ __all__ = ["search_budget", "EscapeSweep", "escape_sweep", "chain_sweep", "map_e
            "log_time_z",
            "BatchSweep", "batch_sweep", "smoothing_sweep", "reuse_first_coefficient",
            "ReuseLate", "reuse_late", "ChainExponent", "chain_exponent", "chain_step_scan",
-           "StepLimit", "chain_step_limit"]
+           "StepLimit", "chain_step_limit", "ratio_of_means"]
 
 
 def search_budget(k: int, d: int) -> int:
@@ -456,3 +456,31 @@ def chain_step_limit(k: int, d: int, c_small: float, c_large: float, n_paths: in
                             max_steps=max(int(horizon), 1), rng=V.stream(rng, 1))
     return StepLimit(median, horizon, float(np.mean(t_small <= horizon)),
                      float(np.mean(t_large <= horizon)), n)
+
+
+def ratio_of_means(num, den) -> tuple[float, float]:
+    r"""The ratio :math:`\bar a/\bar b` of two paired samples and its standard error by the
+    delta method (the covariance of the pairs included); the comparison of the two batch
+    protocols of {prf:ref}`thm-ch8-batch`, whose per-seed ratios are heavy-tailed (a capped
+    run that escapes early by luck divides by a small number).
+
+    Parameters
+    ----------
+    num, den : array_like, shape (S,)
+        Paired values, seeds on axis 0 (at least 2; ``den`` with a positive mean).
+
+    Returns
+    -------
+    tuple of float
+        The ratio and its standard error.
+    """
+    a = V.finite_array(num, "num")
+    b = V.finite_array(den, "den")
+    if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+        raise ValueError(f"num and den must be paired 1-d samples of size >= 2, got {a.shape} "
+                         f"and {b.shape}")
+    if b.mean() <= 0:
+        raise ValueError("den must have a positive mean")
+    r = a.mean() / b.mean()
+    dev = (a - r * b) / b.mean()  # linearised ratio per pair
+    return float(r), float(dev.std(ddof=1) / np.sqrt(a.size))
