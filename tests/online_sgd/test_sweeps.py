@@ -190,3 +190,27 @@ def test_chain_step_scan_shapes_and_streams():
                                   sc[:, 1] * 0)
     with pytest.raises(ValueError, match="cs"):
         W.chain_step_scan(1, 16, [0.0], 30)
+
+
+def test_ratio_of_means_matches_the_delta_method():
+    rng = np.random.default_rng(0)
+    b = rng.uniform(5, 15, 4000)
+    a = 0.3 * b + rng.normal(0, 1, 4000)
+    r, se = W.ratio_of_means(a, b)
+    assert r == pytest.approx(0.3, abs=4 * se)
+    boot = [W.ratio_of_means(a[i], b[i])[0]
+            for i in rng.integers(0, 4000, (200, 4000))]
+    assert se == pytest.approx(np.std(boot), rel=0.25)
+    with pytest.raises(ValueError):
+        W.ratio_of_means([1.0], [1.0])
+    with pytest.raises(ValueError):
+        W.ratio_of_means([1.0, 2.0], [-1.0, -2.0])
+
+
+def test_chain_step_limit_shares_and_streams():
+    lim = W.chain_step_limit(2, 16, 0.5, 1.0, 40, rng=3)
+    assert lim.n_paths == 40 and lim.horizon == pytest.approx(2 * lim.median_small)
+    assert 0.5 <= lim.share_small <= 1 and 0 <= lim.share_large <= 1
+    assert W.chain_step_limit(2, 16, 0.5, 1.0, 40, rng=3) == lim
+    with pytest.raises(ValueError):
+        W.chain_step_limit(2, 16, 0.5, 0.0, 40)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import beta
 
 from lecnotes.core import validate as V
 from lecnotes.core.overlaps import overlap
@@ -271,3 +272,30 @@ def _he3_posterior_mean(y):
     with np.errstate(invalid="ignore", divide="ignore"):
         inside = np.sum(w3 * g3, axis=-1) / np.sum(w3, axis=-1)
     return np.where(inner, inside, g1)
+
+
+def raw_floor_limit(d: int, constant: float = 7.0) -> float:
+    r"""Mean of :math:`(d+K-1)\rho^2/K` in the large-:math:`n` Gaussian model of the raw floor.
+
+    Chapters 2 (the raw floor's table) and 3 (exercise ``ex-ch3-finite-size``) both quote it:
+    as :math:`n\to\infty` at fixed :math:`d` the raw-label overlap is
+    :math:`\rho^2 = KX/(KX+Y)` with :math:`X\sim\chi^2_1`, :math:`Y\sim\chi^2_{d-1}`
+    independent, i.e. :math:`KB/(1+(K-1)B)` with :math:`B\sim\mathrm{Beta}(1/2,(d-1)/2)`;
+    its mean is :math:`K/(d+K-1)` to first order and about :math:`12/d` lower (for
+    :math:`K = 7`) to second. Exact by quadrature over :math:`B`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 2.
+    constant : float
+        The constant :math:`K > 0`.
+
+    Returns
+    -------
+    float
+    """
+    d = V.positive_int(d, "d", minimum=2)
+    K = V.positive_float(constant, "constant")
+    mean = beta(0.5, (d - 1) / 2).expect(lambda b: K * b / (1 + (K - 1) * b))
+    return float(mean * (d + K - 1) / K)

@@ -16,10 +16,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
-from scipy.stats import beta
 
 from lecnotes.core import validate as V
 from lecnotes.core.conditional_hermite import conditional_hermite_norms
+from lecnotes.core.first_moment import raw_floor_limit  # shared with chapter 3
 from lecnotes.core.hermite import he
 
 __all__ = [
@@ -317,30 +317,3 @@ def low_degree_thresholds(links, dims, degree: int = 12) -> LowDegreeThresholds:
            for n in links}
     slopes = {n: np.diff(np.log(v)) / np.diff(np.log(d)) for n, v in n_c.items()}
     return LowDegreeThresholds(n_c, slopes)
-
-
-def raw_floor_limit(d: int, constant: float = 7.0) -> float:
-    r"""Mean of :math:`(d+K-1)\rho^2/K` in the large-:math:`n` Gaussian model of the raw floor.
-
-    Chapter 2, the gap at :math:`n` of order :math:`d` (exercise ``ex-ch3-finite-size`` of
-    chapter 3): as :math:`n\to\infty` at fixed :math:`d` the raw-label overlap is
-    :math:`\rho^2 = KX/(KX+Y)` with :math:`X\sim\chi^2_1`, :math:`Y\sim\chi^2_{d-1}`
-    independent, i.e. :math:`KB/(1+(K-1)B)` with :math:`B\sim\mathrm{Beta}(1/2,(d-1)/2)`;
-    its mean is :math:`K/(d+K-1)` to first order and about :math:`12/d` lower (for
-    :math:`K = 7`) to second. Exact by quadrature over :math:`B`.
-
-    Parameters
-    ----------
-    d : int
-        Dimension, at least 2.
-    constant : float
-        The constant :math:`K > 0`.
-
-    Returns
-    -------
-    float
-    """
-    d = V.positive_int(d, "d", minimum=2)
-    K = V.positive_float(constant, "constant")
-    mean = beta(0.5, (d - 1) / 2).expect(lambda b: K * b / (1 + (K - 1) * b))
-    return float(mean * (d + K - 1) / K)

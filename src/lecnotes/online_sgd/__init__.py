@@ -35,13 +35,16 @@ from lecnotes.online_sgd.sweeps import (
     ChainExponent,
     EscapeSweep,
     ReuseLate,
+    StepLimit,
     batch_sweep,
     chain_exponent,
+    chain_step_limit,
     chain_step_scan,
     chain_sweep,
     escape_sweep,
     log_time_z,
     map_escape_sweep,
+    ratio_of_means,
     reuse_first_coefficient,
     reuse_late,
     search_budget,
@@ -81,6 +84,9 @@ __all__ = [
     "ChainExponent",
     "chain_exponent",
     "chain_step_scan",
+    "chain_step_limit",
+    "ratio_of_means",
+    "StepLimit",
 ]
 
 SCALE_NOTES = {

@@ -27,7 +27,8 @@ from lecnotes.online_sgd.experiments import (
 __all__ = ["search_budget", "EscapeSweep", "escape_sweep", "chain_sweep", "map_escape_sweep",
            "log_time_z",
            "BatchSweep", "batch_sweep", "smoothing_sweep", "reuse_first_coefficient",
-           "ReuseLate", "reuse_late", "ChainExponent", "chain_exponent", "chain_step_scan"]
+           "ReuseLate", "reuse_late", "ChainExponent", "chain_exponent", "chain_step_scan",
+           "StepLimit", "chain_step_limit", "ratio_of_means"]
 
 
 def search_budget(k: int, d: int) -> int:
@@ -398,3 +399,88 @@ def chain_step_scan(k: int, d: int, cs, n_paths: int, *, rng=None) -> np.ndarray
     return np.array([overlap_chain(k, d, n, theory.optimal_batch_step(k, d, 1, float(c)),
                                    max_steps=search_budget(k, d), rng=V.stream(rng, j))
                      for j, c in enumerate(cs)]).T
+
+
+class StepLimit(NamedTuple):
+    """Outcome of :func:`chain_step_limit`."""
+
+    median_small: float     # median escape steps at the small step constant
+    horizon: float          # factor x median_small, the time both shares are read at
+    share_small: float      # share of the small-step paths escaped by the horizon
+    share_large: float      # share of the large-step paths escaped by the horizon
+    n_paths: int            # paths per constant
+
+
+def chain_step_limit(k: int, d: int, c_small: float, c_large: float, n_paths: int, *,
+                     factor: float = 2.0, rng=None) -> StepLimit:
+    r"""Is a larger step constant slower on the exact overlap chain
+    {prf:ref}`lem-ch8-overlap-chain`? Runs ``n_paths`` paths at :math:`\eta = c\,d^{-k/2}` for
+    ``c_small`` until 90% of them have escaped, takes their median escape step :math:`T`, and
+    runs ``n_paths`` paths at ``c_large`` for ``factor`` times :math:`T` steps. If the escape
+    time did not depend on :math:`c` (as at :math:`d = 64` for :math:`c` between about 4 and 16),
+    both shares escaped by that horizon would be equal; a share at ``c_large`` below 1/2 says
+    that its median escape time is more than ``factor`` times longer.
+
+    Parameters
+    ----------
+    k : int
+        Information exponent (1, 2 or 3).
+    d : int
+        Dimension (at least 3).
+    c_small, c_large : float
+        Step constants, > 0.
+    n_paths : int
+        Paths per constant.
+    factor : float
+        The horizon in units of the small step's median escape time, > 0.
+    rng : Generator, int or None
+        Root of the streams; ``c_small`` uses ``stream(rng, 0)``, ``c_large``
+        ``stream(rng, 1)``.
+
+    Returns
+    -------
+    StepLimit
+    """
+    k = theory.check_k(k)
+    d = V.positive_int(d, "d", minimum=3)
+    c_small = V.positive_float(c_small, "c_small")
+    c_large = V.positive_float(c_large, "c_large")
+    n = V.positive_int(n_paths, "n_paths", minimum=2)
+    factor = V.positive_float(factor, "factor")
+    t_small = overlap_chain(k, d, n, theory.optimal_batch_step(k, d, 1, c_small),
+                            max_steps=search_budget(k, d), stop_fraction=0.9,
+                            rng=V.stream(rng, 0))
+    median = float(np.median(t_small))
+    horizon = factor * median
+    t_large = overlap_chain(k, d, n, theory.optimal_batch_step(k, d, 1, c_large),
+                            max_steps=max(int(horizon), 1), rng=V.stream(rng, 1))
+    return StepLimit(median, horizon, float(np.mean(t_small <= horizon)),
+                     float(np.mean(t_large <= horizon)), n)
+
+
+def ratio_of_means(num, den) -> tuple[float, float]:
+    r"""The ratio :math:`\bar a/\bar b` of two paired samples and its standard error by the
+    delta method (the covariance of the pairs included); the comparison of the two batch
+    protocols of {prf:ref}`thm-ch8-batch`, whose per-seed ratios are heavy-tailed (a capped
+    run that escapes early by luck divides by a small number).
+
+    Parameters
+    ----------
+    num, den : array_like, shape (S,)
+        Paired values, seeds on axis 0 (at least 2; ``den`` with a positive mean).
+
+    Returns
+    -------
+    tuple of float
+        The ratio and its standard error.
+    """
+    a = V.finite_array(num, "num")
+    b = V.finite_array(den, "den")
+    if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+        raise ValueError(f"num and den must be paired 1-d samples of size >= 2, got {a.shape} "
+                         f"and {b.shape}")
+    if b.mean() <= 0:
+        raise ValueError("den must have a positive mean")
+    r = a.mean() / b.mean()
+    dev = (a - r * b) / b.mean()  # linearised ratio per pair
+    return float(r), float(dev.std(ddof=1) / np.sqrt(a.size))
