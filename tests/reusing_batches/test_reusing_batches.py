@@ -184,7 +184,7 @@ def test_wrong_types():
 # --- explorer and graded check ---------------------------------------------------------------
 def test_explorer_state_and_figure():
     st = XP.reuse_state(1.0, 2.0)
-    th = T.two_step_theory(1.0, 2.0, n_nodes=32).reused.overlap
+    th = T.two_step_theory(1.0, 2.0, n_nodes=XP.NODES).reused.overlap
     assert st.overlap[list(st.alphas).index(2.0)] == pytest.approx(th)
     fig = XP.reuse_figure(st, points=([2.0], [0.13], [0.01]))
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
