@@ -10,6 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lecnotes.book.grading import GradingError  # noqa: E402
+from lecnotes.core import validate as V  # noqa: E402
 from lecnotes.core.hermite import gauss_hermite  # noqa: E402
 from lecnotes.reusing_batches import experiments as EX  # noqa: E402
 from lecnotes.reusing_batches import explorer as XP  # noqa: E402
@@ -183,7 +184,7 @@ def test_wrong_types():
 # --- explorer and graded check ---------------------------------------------------------------
 def test_explorer_state_and_figure():
     st = XP.reuse_state(1.0, 2.0)
-    th = T.two_step_theory(1.0, 2.0, n_nodes=32).reused.overlap
+    th = T.two_step_theory(1.0, 2.0, n_nodes=XP.NODES).reused.overlap
     assert st.overlap[list(st.alphas).index(2.0)] == pytest.approx(th)
     fig = XP.reuse_figure(st, points=([2.0], [0.13], [0.01]))
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
@@ -437,3 +438,79 @@ def test_one_pass_escape_streams_and_figure():
                                                                                  "x", lim)):
         with pytest.raises(ValueError):
             call()
+
+
+# --- revision of 2026-12-06: blocked chain, many steps, competitors --------------------------
+def test_reuse_block_is_the_chain_step():
+    rng = np.random.default_rng(5)
+    d, P, k = 64, 50, 7
+    m0 = rng.uniform(-0.3, 0.3, P)
+    Z, S = rng.standard_normal((2, k, P))
+    Q = S * S + rng.chisquare(d - 2, (k, P))
+    m_blk, first = SG._reuse_block(m0.copy(), Z, S, Q, 3.0 / d, 0.99)
+    m = m0.copy()
+    for t in range(k):
+        m = SG.chain_step(m, Z[t], S[t], Q[t] - S[t] ** 2, 3.0 / d, True)
+    np.testing.assert_allclose(m_blk, m, rtol=1e-10, atol=1e-12)
+    assert np.all(first == 0)
+
+
+def test_no_cross_talk_coefficient_is_the_small_alpha_limit():
+    a = T.label_coefficients(1.0, 2.0, kmax=1, cross_talk=False)[1]
+    b = T.label_coefficients(1.0, 1e-10, kmax=1)[1]
+    assert a == pytest.approx(b, abs=1e-8)
+    assert a == pytest.approx(T.label_coefficients(1.0, 4.0, kmax=1, cross_talk=False)[1])
+    with pytest.raises(TypeError):
+        T.label_coefficients(1.0, 2.0, cross_talk=1)
+
+
+def test_one_pass_limit_without_drift_is_an_ou_process():
+    lim = SG.one_pass_limit([64, 256], 4.0, n_paths=400, drift=False, rng=0)
+    assert math.isnan(lim.tau_inf) and np.all(np.isfinite(lim.tau))
+    assert lim.tau[0] <= lim.tau[1]
+    with pytest.raises(TypeError):
+        SG.one_pass_limit([64], drift="no")
+
+
+def test_gd_steps_matches_two_steps_and_shares_the_first_batch():
+    d, n, p = 32, 64, 16
+    runs = EX.gd_steps([d], 2.0, 1, 2, "he3", width=p, rng=7)
+    g = V.stream(7, d, 0)
+    W0 = g.standard_normal((p, d), dtype=np.float32)
+    W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
+    X = g.standard_normal((n, d), dtype=np.float32)
+    y = T.LINKS["he3"](X[:, 0])
+    _, W2 = EX.two_steps(W0, X, y, X, y, 1.0)
+    ref = np.mean(np.abs(W2[:, 0]) / np.linalg.norm(W2, axis=1))
+    assert runs.direction[0, 0, 2, 0] == pytest.approx(ref, rel=1e-5)
+    fresh = EX.gd_steps([d], 2.0, 1, 2, "he3", width=p, fresh=True, rng=7)
+    assert fresh.subspace[0, 0, 1] == pytest.approx(runs.subspace[0, 0, 1], rel=1e-6)
+    assert fresh.subspace[0, 0, 2] != pytest.approx(runs.subspace[0, 0, 2], rel=1e-6)
+    for name, k in (("mix", 2), ("product", 3), ("sign", 3)):
+        r = EX.gd_steps([16, 24], 1.0, 2, 3, name, width=4, rng=1)
+        assert r.direction.shape == (2, 2, 4, k) and r.subspace.shape == (2, 2, 4)
+        assert np.all(r.subspace >= r.direction.max(axis=-1) - 1e-6)
+    for call in (lambda: EX.gd_steps([16], 1.0, 1, 0), lambda: EX.gd_steps([16], 1.0, 1, 1, "x"),
+                 lambda: EX.gd_steps([16], 1.0, 1, 1, fresh=1)):
+        with pytest.raises((ValueError, TypeError)):
+            call()
+
+
+def test_steps_figure_draws_three_panels():
+    he3 = {a: EX.gd_steps([16, 24], a, 2, 3, rng=1) for a in (1.0, 4.0)}
+    mix = {m: EX.gd_steps([16, 24], 1.0, 2, 3, "mix", fresh=m == "fresh", rng=2)
+           for m in ("reused", "fresh")}
+    hard = {k: EX.gd_steps([16, 24], 1.0, 2, 3, k, rng=3) for k in ("product", "sign")}
+    fig = XP.steps_figure(he3, {1.0: 0.1, 4.0: 0.2}, mix, hard)
+    assert len(fig.axes) == 3
+    with pytest.raises(ValueError):
+        XP.steps_figure({1.0: None}, {1.0: 0.1}, mix, hard)
+
+
+def test_steps_report_names_every_run():
+    he3 = {4.0: EX.gd_steps([16], 4.0, 2, 3, rng=1)}
+    mix = {m: EX.gd_steps([16], 1.0, 2, 3, "mix", fresh=m == "fresh", rng=2)
+           for m in ("reused", "fresh")}
+    hard = {k: EX.gd_steps([16], 1.0, 2, 3, k, rng=3) for k in ("product", "sign")}
+    text = XP.steps_report(he3, {4.0: 0.2}, mix, hard)
+    assert text.count("\n") == 4 and "sign" in text and "recursion at t = 2: 0.200" in text

@@ -12,8 +12,10 @@ The notebook ``lectures/09_reusing_batches.ipynb`` imports this subpackage. Its 
 from lecnotes.reusing_batches import experiments, explorer, grading, sgd, theory
 from lecnotes.reusing_batches.experiments import (
     ProductSweep,
+    StepRuns,
     TwoStepRuns,
     TwoStepSweep,
+    gd_steps,
     product_two_steps,
     simulate_two_steps,
     two_step_sweep,
@@ -35,16 +37,10 @@ __all__ = [
     "two_step_sweep",
     "ProductSweep",
     "product_two_steps",
+    "StepRuns",
+    "gd_steps",
 ]
 
-SCALE_NOTES = {
-    "product-reused-slope": (
-        "A finding, not explained yet: the reused overlap of z1 z2 z3 falls with slope "
-        "-0.495 over d = 128..1024 and -0.453 over d = 256..2048, still within the "
-        "tolerance of -1/2 and far from the order-one alternative 0; a d^(-1/2) law with a "
-        "correction that grows with d (the slow exit from the symmetric point) would do "
-        "this, but it is not derived."
-    ),
-}
+SCALE_NOTES = {}
 """What the chapter says of its claims that widen or fail at scale 2 (`make scale`,
 the robustness page): measured at root 0, scales 1 and 2."""

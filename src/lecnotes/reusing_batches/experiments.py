@@ -19,7 +19,7 @@ from lecnotes.core import validate as V
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
 __all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep",
-           "ProductSweep", "product_two_steps"]
+           "ProductSweep", "product_two_steps", "StepRuns", "gd_steps"]
 
 
 def _check_c(c):
@@ -295,3 +295,101 @@ def product_two_steps(dims, alphas, seeds: int, c: float = 1.0, width: int = 16,
                     W2 = W1 + (c / d) * (b[:, None] * ds(A @ W1.T)).T @ A
                     out[mode][s, k, j] = ratio(W2)
     return ProductSweep(dims, alphas, out, start)
+
+
+_TARGETS = {
+    "he3": (1, lambda Z: LINKS["he3"](Z[:, 0])),
+    "he2": (1, lambda Z: LINKS["he2"](Z[:, 0])),
+    "mix": (2, lambda Z: (Z[:, 0] + LINKS["he3"](Z[:, 1])) / np.sqrt(2.0)),
+    "product": (3, lambda Z: Z[:, 0] * Z[:, 1] * Z[:, 2]),
+    "sign": (3, lambda Z: np.sign(Z[:, 0] * Z[:, 1] * Z[:, 2])),
+}
+r"""Targets of :func:`gd_steps` as (number of directions, label of the first coordinates):
+:math:`h_3(z_1)`, :math:`h_2(z_1)`, the non-staircase :math:`(z_1 + h_3(z_2))/\sqrt2`,
+:math:`z_1z_2z_3` and :math:`\sign(z_1z_2z_3)`, all with :math:`\E[y^2] = 1`."""
+
+
+class StepRuns(NamedTuple):
+    r"""Overlaps after each of T full-batch steps ({prf:ref}`def-ch9-many-steps`)."""
+
+    dims: np.ndarray
+    direction: np.ndarray
+    r"""Mean over neurons of :math:`|\langle w_t, w_{\star,i}\rangle|/\|w_t\|`, array
+    (seeds, dims, steps + 1, directions); index ``t`` is after ``t`` steps."""
+    subspace: np.ndarray
+    r"""Mean over neurons of :math:`\|P_\star w_t\|/\|w_t\|`, array (seeds, dims, steps + 1)."""
+
+
+def gd_steps(dims, alpha: float, seeds: int, steps: int, target: str = "he3", c: float = 1.0,
+             width: int = 16, fresh: bool = False, student="tanh", rng=None) -> StepRuns:
+    r"""``steps`` full-batch correlation-loss steps {eq}`eq-ch9-step` of ``width`` neurons on
+    one batch of :math:`n = \alpha d` samples used at every step (``fresh=False``, multi-pass)
+    or on a new batch at every step after the first (``fresh=True``, one pass over
+    ``steps * n`` samples) ({prf:ref}`def-ch9-many-steps`), :math:`w_{\star,i} = e_i`. Size
+    ``d``, seed ``s`` draw from ``validate.stream(rng, d, s)``; the first batch is the same in
+    both protocols.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions, each at least 8.
+    alpha : float
+        Samples per dimension and batch.
+    seeds : int
+        Independent runs (axis 0).
+    steps : int
+        Number of steps T, at least 1.
+    target : str
+        A name of :data:`_TARGETS`: ``"he3"``, ``"he2"``, ``"mix"``, ``"product"``, ``"sign"``.
+    c : float
+        Step per sample.
+    width : int
+        Neurons per run, sharing the batch.
+    fresh : bool
+        A new batch at every step instead of the same one.
+    student : str
+        A name of :data:`lecnotes.reusing_batches.theory.STUDENTS`.
+    rng : Generator, int or None
+        Parent random state (SPEC 7).
+
+    Returns
+    -------
+    StepRuns
+    """
+    dims = np.asarray(dims)
+    if dims.ndim != 1 or dims.size == 0:
+        raise ValueError("dims must be a non-empty sequence of integers >= 8")
+    dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
+                     for d in dims.tolist()])
+    alpha = V.positive_float(alpha, "alpha")
+    seeds = V.positive_int(seeds, "seeds")
+    steps = V.positive_int(steps, "steps")
+    width = V.positive_int(width, "width")
+    c = _check_c(c)
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {sorted(_TARGETS)}, got {target!r}")
+    if not isinstance(fresh, bool):
+        raise TypeError(f"fresh must be True or False, got {fresh!r}")
+    ds = STUDENTS[check_student(student)][0]
+    k, label = _TARGETS[target]
+    direction = np.zeros((seeds, dims.size, steps + 1, k))
+    subspace = np.zeros((seeds, dims.size, steps + 1))
+    for j, d in enumerate(dims):
+        n = max(1, int(round(alpha * d)))
+        for s in range(seeds):
+            g = V.stream(rng, int(d), s)
+            W = g.standard_normal((width, d), dtype=np.float32)
+            W /= np.linalg.norm(W, axis=1, keepdims=True)
+            X = g.standard_normal((n, d), dtype=np.float32)
+            y = label(X)
+            for t in range(steps + 1):
+                norm = np.linalg.norm(W, axis=1)
+                direction[s, j, t] = np.mean(np.abs(W[:, :k]) / norm[:, None], axis=0)
+                subspace[s, j, t] = np.mean(np.linalg.norm(W[:, :k], axis=1) / norm)
+                if t == steps:
+                    break
+                if fresh and t > 0:
+                    X = g.standard_normal((n, d), dtype=np.float32)
+                    y = label(X)
+                W = W + (c / d) * (y[:, None] * ds(X @ W.T)).T @ X
+    return StepRuns(dims, direction, subspace)

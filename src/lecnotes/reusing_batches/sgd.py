@@ -19,6 +19,8 @@ from lecnotes.core import validate as V
 from lecnotes.core.hermite import gauss_hermite
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
+_S6 = math.sqrt(6.0)
+
 __all__ = ["chain_step", "EscapeRuns", "sgd_escape", "reuse_limit_rate", "reuse_limit_time",
            "MedianEscape", "median_escape", "one_pass_escape",
            "OnePassLimit", "one_pass_limit"]
@@ -231,12 +233,39 @@ class MedianEscape(NamedTuple):
     """Fraction of the paths escaped when the run stopped, per d."""
 
 
+def _reuse_block(m, Z, S, Q, eta, level):
+    r"""``len(Z)`` samples of SGD with repetition by the chain {eq}`eq-ch9-chain` (tanh
+    student, :math:`h_3` target) for the paths ``m``, with the draws (steps, paths) ``Z``,
+    ``S`` and :math:`Q = S^2+\rho`; the same arithmetic as ``chain_step(..., reuse=True)``,
+    without its per-call checks. Returns the final overlaps and the first sample (1-based) at
+    which each path reached ``level`` (0 if none)."""
+    dz = eta / np.cosh(Z) ** 2                        # eta tanh'(Z)
+    first = np.zeros(m.size, dtype=np.int64)
+    for t in range(Z.shape[0]):
+        z, s, q = Z[t], S[t], Q[t]
+        sq = np.sqrt(1.0 - m * m)
+        G = m * z + sq * s
+        y = G * (G * G - 3.0) / _S6
+        a = y * dz[t]                                  # eta y tanh'(Z)
+        n1 = np.sqrt(1.0 + a * a * q)
+        m1 = (m + a * s * sq) / n1
+        z1 = (z + a * q) / n1
+        a1 = eta * y / np.cosh(np.clip(z1, -40.0, 40.0)) ** 2
+        n2 = np.sqrt(1.0 + a1 * a1 * np.maximum(z * z + q - z1 * z1, 0.0))
+        m = np.clip((m1 + a1 * (G - z1 * m1)) / n2, -1.0, 1.0)
+        new = (first == 0) & (np.abs(m) >= level)
+        first[new] = t + 1
+    return m, first
+
+
 def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0,
                   level: float = 0.1, tau_max: float = 4.0, frac: float = 0.6,
-                  rng=None) -> MedianEscape:
+                  block: int = 256, rng=None) -> MedianEscape:
     r"""SGD with repetition by the exact chain {eq}`eq-ch9-chain` ({prf:ref}`def-ch9-sgd`,
     :math:`\eta = c/d`), run at each d until every group has ``frac`` of its paths escaped (or
-    ``tau_max * d`` samples); the median escape time of each group. Size ``d`` draws from
+    ``tau_max * d`` samples); the median escape time of each group. The draws come in blocks
+    of ``block`` samples and a path that has escaped is dropped at the end of its block (its
+    later samples do not change its escape time). Size ``d`` draws from
     ``validate.stream(rng, d, 1)``.
 
     Parameters
@@ -255,6 +284,8 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
         Budget in samples per dimension.
     frac : float
         Fraction of each group to wait for, in (0.5, 1].
+    block : int
+        Samples drawn at once.
     rng : Generator, int or None
         Parent random state (SPEC 7).
 
@@ -269,9 +300,10 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
     level = _level(level)
     tau_max = V.positive_float(tau_max, "tau_max")
     frac = V.positive_float(frac, "frac")
+    block = V.positive_int(block, "block")
     if not 0.5 < frac <= 1:
         raise ValueError(f"frac must lie in (0.5, 1], got {frac}")
-    P = n_groups * group_size
+    P, need = n_groups * group_size, math.ceil(frac * group_size)
     medians = np.full((n_groups, dims.size), np.inf)
     escaped = np.zeros(dims.size)
     for j, d in enumerate(dims):
@@ -279,17 +311,20 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
         g1 = g.standard_normal(P)
         m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
         hit = np.full(P, np.inf)
-        for t in range(int(math.ceil(tau_max * d))):
-            Z, S, rho = g.standard_normal(P), g.standard_normal(P), g.chisquare(d - 2, P)
-            m = chain_step(m, Z, S, rho, c / d, True)
-            hit[np.isinf(hit) & (np.abs(m) >= level)] = t + 1
-            if t % 16 == 0 and np.min(np.mean(np.isfinite(hit.reshape(n_groups, -1)),
-                                              axis=1)) >= frac:
+        alive, t, budget = np.arange(P), 0, int(math.ceil(tau_max * d))
+        while t < budget:
+            k = min(block, budget - t)
+            Z, S = g.standard_normal((2, k, alive.size))
+            Q = S * S + g.chisquare(d - 2, (k, alive.size))
+            m[alive], first = _reuse_block(m[alive], Z, S, Q, c / d, level)
+            out = first > 0
+            hit[alive[out]] = t + first[out]
+            alive, t = alive[~out], t + k
+            if np.isfinite(hit).reshape(n_groups, -1).sum(axis=1).min() >= need:
                 break
         medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
         escaped[j] = np.mean(np.isfinite(hit))
     return MedianEscape(dims, medians, escaped)
-
 
 
 def _one_pass_block(m, Z, S, Q, eta, level):
@@ -395,7 +430,8 @@ class OnePassLimit(NamedTuple):
 
 
 def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000,
-                   h: float = 1e-3, y_max: float = 100.0, rng=None) -> OnePassLimit:
+                   h: float = 1e-3, y_max: float = 100.0, drift: bool = True,
+                   rng=None) -> OnePassLimit:
     r"""The :math:`d`-free diffusion of one-pass SGD, eq. {eq}`eq-ch9-one-pass-sde`
     (:math:`y = \sqrt d\,m`, :math:`\tau = t/d^2`, :math:`\eta = c\,d^{-3/2}`, tanh student,
     :math:`h_3` target), from :math:`y_0\sim\N(0,1)`, by Euler-Maruyama with step
@@ -418,6 +454,10 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
         Step of the time :math:`c\tau`, in (0, 0.1].
     y_max : float
         Blow-up proxy, above :math:`\ell\sqrt d` for every d.
+    drift : bool
+        Keep the drift :math:`c\kappa y^2`; ``False`` gives the competitor without it, the
+        Ornstein-Uhlenbeck process of the noise and the retraction alone, which does not blow
+        up (``tau_inf`` is then ``nan``; keep its levels low).
     rng : Generator, int or None
         Random state (SPEC 7).
 
@@ -425,6 +465,8 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
     -------
     OnePassLimit
     """
+    if not isinstance(drift, bool):
+        raise TypeError(f"drift must be True or False, got {drift!r}")
     dims = _dims(dims)
     c = V.positive_float(c, "c")
     level = _level(level)
@@ -446,10 +488,12 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
     y = gen.standard_normal(n_paths)
     hit = np.full((levels.size, n_paths), np.inf)
     t, need = 0.0, n_paths // 2 + 1
-    while np.sum(np.isfinite(hit[-1])) < need:
+    rows = slice(None) if drift else slice(0, -1)
+    k_y = c * kappa if drift else 0.0
+    while np.min(np.sum(np.isfinite(hit[rows]), axis=1)) < need:
         if t > 1e3 / c:
-            raise ValueError("the diffusion does not blow up within 1000 / c")
-        y = y + (c * kappa * y * y - 0.5 * c * c * power * y) * dt \
+            raise ValueError("the diffusion does not reach its levels within 1000 / c")
+        y = y + (k_y * y * y - 0.5 * c * c * power * y) * dt \
             + noise * math.sqrt(dt) * gen.standard_normal(n_paths)
         y = np.clip(y, -2 * y_max, 2 * y_max)
         t += dt
@@ -457,4 +501,4 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
         hit[new] = t
     hit[-1] += 1.0 / (c * abs(kappa) * y_max)
     med = np.median(hit, axis=1)
-    return OnePassLimit(dims, med[:-1], float(med[-1]), kappa, power)
+    return OnePassLimit(dims, med[:-1], float(med[-1]) if drift else math.nan, kappa, power)

@@ -162,7 +162,7 @@ def effective_label(y, c, alpha, student="tanh", link="he3", n_nodes: int = 48,
 
 
 def label_coefficients(c, alpha, student="tanh", link="he3", kmax: int = 5,
-                       n_nodes: int = 48) -> np.ndarray:
+                       n_nodes: int = 48, cross_talk: bool = True) -> np.ndarray:
     r"""Hermite coefficients :math:`\E[T(Y)h_k(G)]`, :math:`k = 0..k_{\max}`, of the effective
     label {eq}`eq-ch9-effective-label` with :math:`Y = \varphi(G)`, by 3-d Gauss-Hermite
     quadrature over :math:`(G, z, \nu)` ({prf:ref}`prop-ch9-effective-label`).
@@ -173,12 +173,18 @@ def label_coefficients(c, alpha, student="tanh", link="he3", kmax: int = 5,
         As in :func:`effective_label`.
     kmax : int
         Largest degree, 1..12.
+    cross_talk : bool
+        ``False`` sets :math:`\nu = 0`: the per-sample label of one sample reused alone
+        ([chapter 8](08_online_sgd.ipynb)'s ``reuse-first-coefficient``), the competitor that
+        ignores the other samples; it does not depend on :math:`\alpha`.
 
     Returns
     -------
     ndarray (kmax + 1,)
         Coefficients in the normalised basis :math:`h_k = \He_k/\sqrt{k!}`.
     """
+    if not isinstance(cross_talk, bool):
+        raise TypeError(f"cross_talk must be True or False, got {cross_talk!r}")
     c = V.positive_float(c, "c")
     alpha = V.positive_float(alpha, "alpha")
     check_student(student)
@@ -189,7 +195,7 @@ def label_coefficients(c, alpha, student="tanh", link="he3", kmax: int = 5,
     G, Z, N, W = _grid(n_nodes)
     ds = STUDENTS[student][0]
     y = LINKS[link](G)
-    s = math.sqrt(_noise_var(link, student, c, alpha, n_nodes))
+    s = math.sqrt(_noise_var(link, student, c, alpha, n_nodes)) if cross_talk else 0.0
     T = y * ds(Z + c * y * ds(Z) + s * N)
     g = G[:, 0, 0]
     out = []
