@@ -43,8 +43,14 @@ def test_no_mean_along_e1_gives_zero_overlap_in_the_limit():
     assert fs.step_overlap(2.0, 2.0, 4, "independent") < 1e-12
     assert fs.step_overlap(0.0, 2.0, 4, "mixture") < 1e-12
     # finite d: order d^{-1/2}
-    a, b = (fs.step_overlap(2.0, 2.0, 4, "gaussian", d=d) for d in (1000, 4000))
-    assert a / b == pytest.approx(2.0, rel=1e-3)
+    a, b = (fs.step_overlap(2.0, 2.0, 4, "gaussian", d=d, bulk_norm=True) for d in (1000, 4000))
+    assert a / b == pytest.approx(2.0, rel=1e-12)
+    # with the fluctuation along e_1 in the norm: below the leading order, the same at large d
+    for d in (64, 1000, 10**6):
+        full = fs.step_overlap(2.0, 2.0, 4, "gaussian", d=d)
+        lead = fs.step_overlap(2.0, 2.0, 4, "gaussian", d=d, bulk_norm=True)
+        assert full < lead
+    assert full == pytest.approx(lead, rel=1e-4)
 
 
 def test_finite_d_tends_to_the_limit_and_noise_overlap_is_the_folded_mean():
@@ -53,10 +59,11 @@ def test_finite_d_tends_to_the_limit_and_noise_overlap_is_the_folded_mean():
     y2 = fs.step_moments(2.0, "mixture").y2
     assert fs.noise_overlap(y2, 5.0, 2.0, 4, 256) == pytest.approx(
         fs.step_overlap(2.0, 2.0, 4, "independent", d=256), rel=1e-12)
-    # E|tau G| = tau sqrt(2/pi), over the norm sqrt(1 + eta^2 m2 y2/delta), ReLU m2 = 1/2
+    # E|tau G| / sqrt(tau^2 G^2 + R), R = 1 + eta^2 m2 y2/delta, ReLU m2 = 1/2: Monte Carlo
     tau = math.sqrt(1 / 256 + 4 * 0.5 * y2 / 1024)
-    expect = tau * math.sqrt(2 / math.pi) / math.sqrt(1 + 4 * 0.5 * y2 / 4)
-    assert fs.noise_overlap(y2, 1.0, 2.0, 4, 256) == pytest.approx(expect, rel=1e-12)
+    x = tau * np.random.default_rng(0).standard_normal(400_000)
+    expect = np.mean(np.abs(x) / np.sqrt(x * x + 1 + 4 * 0.5 * y2 / 4))
+    assert fs.noise_overlap(y2, 1.0, 2.0, 4, 256) == pytest.approx(expect, rel=5e-3)
 
 
 def test_sample_shares_the_noise():
@@ -103,3 +110,18 @@ def test_mixture_step_learns_and_gaussian_does_not():
 def test_bad_input(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_decay_exponent_of_a_power_law_and_the_laws_subset():
+    dims = [64, 128, 256]
+    o = np.array([[d**-0.5 for d in dims], [1.1 * d**-0.5 for d in dims]])
+    b, se = fs.decay_exponent(dims, o)
+    assert b == pytest.approx(-0.5, abs=1e-12)
+    # relative standard error 0.05 / 1.05 at every size, times |c| = 1 / (sqrt(2) log 2)
+    assert se == pytest.approx(0.05 / 1.05 / (math.sqrt(2) * math.log(2)))
+    sub = fs.step_sweep([32], 2, rng=3, laws=("gaussian",))
+    full = fs.step_sweep([32], 2, rng=3)
+    assert set(sub.overlaps) == {"gaussian"}
+    assert np.allclose(sub.overlaps["gaussian"], full.overlaps["gaussian"])
+    with pytest.raises(ValueError):
+        fs.decay_exponent([64], o[:, :1])

@@ -322,3 +322,10 @@ def test_information_bad_input():
         IN.informed_fixed_point(tab, 2.0, 2.0)
     with pytest.raises(TypeError):
         IN.informed_fixed_point("table", 1.0, 2.0)
+
+
+def test_state_evolution_from_a_given_overlap():
+    se = A.state_evolution(3, 0.2, 3.0, 2.0, 3, n_mc=500, mv0=0.05)
+    assert se.mv[0] == 0.05 and se.mv[-1] > 0.05
+    with pytest.raises(ValueError):
+        A.state_evolution(3, 0.2, 3.0, 2.0, 3, mv0=1.5)

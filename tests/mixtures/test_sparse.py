@@ -61,7 +61,7 @@ def test_amp_lams_is_amp_for_every_lambda():
     Vh = SP.amp_lams(X0, U, Vm, lams, 0.1, 10, 1e-3, [5, 6])
     for i, lam in enumerate(lams):
         r = A.amp(X0 + math.sqrt(lam / 150) * U @ Vm.T, 3, 0.1, lam, 10, 1e-3, Vm=Vm, rng=5 + i)
-        assert np.allclose(r.V, Vh[i], atol=1e-9)
+        assert np.allclose(r.V, Vh[i], atol=1e-4)  # amp_lams: single-precision products
 
 
 def test_sweep_uses_the_same_data_and_methods_as_the_direct_calls():
@@ -117,3 +117,25 @@ def test_sweep_takes_one_density_per_size():
         SP.sparse_sweep([40, 60], [2.0], 2, 3, [0.2, 0.1, 0.05], 2.0)
     with pytest.raises(ValueError):
         SP.sparse_sweep([40], [2.0], 2, 3, [1.5], 2.0)
+
+
+def test_amp_lams_takes_one_eps_per_run_and_returns_the_starts():
+    _, X0, U, Vm = planted(200, 100, 3, 0.2, 0.0, 4)
+    both, starts = SP.amp_lams(X0, U, Vm, [2.5, 2.5], 0.2, 5, [1e-3, 1.0], [7, 8], starts=True)
+    one = SP.amp_lams(X0, U, Vm, [2.5], 0.2, 5, 1.0, [8])
+    assert np.allclose(both[1], one[0], atol=1e-4)
+    assert starts.shape == (2, 100, 3)
+    # the start's overlap grows with the side channel's precision
+    assert A.subspace_overlap(starts[1], Vm) > 10 * A.subspace_overlap(starts[0], Vm)
+    with pytest.raises(ValueError):
+        SP.amp_lams(X0, U, Vm, [1.0, 2.0], 0.2, eps=[1e-3, 1e-3, 1.0])
+
+
+def test_realised_pca_overlap_is_the_limit_at_exact_spikes():
+    d, k = 300, 3
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((d, k)))[0] * math.sqrt(d)
+    assert TH.realised_pca_overlap(Q, 4.0, 2.0) == pytest.approx(TH.pca_overlap(4.0, 3, 2.0))
+    # spikes lambda/(k-1) are larger, so is the overlap
+    assert TH.realised_pca_overlap(Q, 4.0, 2.0, divisor=2) == pytest.approx(
+        TH.pca_overlap(4.0 * 3 / 2, 3, 2.0))
+    assert TH.realised_pca_overlap(Q, 1.0, 2.0) == 0.0  # below the transition

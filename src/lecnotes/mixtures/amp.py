@@ -34,6 +34,7 @@ __all__ = [
     "state_evolution",
     "free_entropy",
     "lambda_alg",
+    "se_curve",
 ]
 
 
@@ -359,7 +360,7 @@ def _mu_of(mhat_u, sample):
 
 
 def state_evolution(k, rho, lam, alpha, iterations=50, eps=1e-3, n_mc=4000,
-                    rng=0) -> SEState:
+                    rng=0, mv0=None) -> SEState:
     r"""State evolution {eq}`eq-ch11-se` with the overlaps :math:`M = mP` (the symmetric
     solution): :math:`\hat m_v = \lambda\alpha m_u`, :math:`\hat m_u = \lambda m_v`, each
     overlap the Monte-Carlo average of its Bayes denoiser on a fixed sample.
@@ -383,6 +384,9 @@ def state_evolution(k, rho, lam, alpha, iterations=50, eps=1e-3, n_mc=4000,
         Monte-Carlo draws per support pattern of the means' prior.
     rng : Generator, int or None
         The Monte-Carlo sample's random state (the same sample for every lam).
+    mv0 : float, optional
+        Start from this overlap :math:`m_v^0\in[0, 1]` instead of the one of the side
+        channel ``eps`` (e.g. the chance overlap of AMP's start at finite :math:`d`).
 
     Returns
     -------
@@ -394,7 +398,14 @@ def state_evolution(k, rho, lam, alpha, iterations=50, eps=1e-3, n_mc=4000,
     if not (isinstance(eps, (int, float)) and eps > 0):
         raise ValueError(f"eps must be a positive number (inf: informed), got {eps!r}")
     sample = _se_sample(k, rho, V.positive_int(n_mc, "n_mc"), rng)
-    mv, mu = [1.0 if math.isinf(eps) else _mv_of(float(eps), sample, rho)], []
+    if mv0 is not None:
+        mv0 = V.nonneg_float(mv0, "mv0")
+        if mv0 > 1:
+            raise ValueError(f"mv0 must lie in [0, 1], got {mv0}")
+        mv = [mv0]
+    else:
+        mv = [1.0 if math.isinf(eps) else _mv_of(float(eps), sample, rho)]
+    mu = []
     for _ in range(iterations):
         mu.append(max(_mu_of(lam * mv[-1], sample), 0.0))
         mv.append(max(_mv_of(lam * alpha * mu[-1], sample, rho), 0.0))
@@ -456,3 +467,37 @@ def lambda_alg(k, alpha) -> float:
     float
     """
     return check_k(k) / math.sqrt(V.positive_float(alpha, "alpha"))
+
+
+def se_curve(k, rho, lams, alpha, iterations, mv0, n_mc=2000, rng=0) -> np.ndarray:
+    r"""The overlap :math:`m_v` of the state evolution {eq}`eq-ch11-se` after ``iterations``
+    steps from the overlap ``mv0`` at every :math:`\lambda` of ``lams`` (one Monte-Carlo
+    sample for all): what AMP started from a chance overlap ``mv0`` should reach after as
+    many iterations ({prf:ref}`prop-ch11-lambda-alg`).
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    rho : float
+        Density of the means.
+    lams : sequence of float
+        Signal-to-noise ratios, >= 0.
+    alpha : float
+        Samples per dimension.
+    iterations : int
+        Iterations.
+    mv0 : float
+        Starting overlap in [0, 1].
+    n_mc : int
+        Monte-Carlo draws per support pattern.
+    rng : Generator, int or None
+        The Monte-Carlo sample's random state.
+
+    Returns
+    -------
+    ndarray (len(lams),)
+    """
+    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    return np.array([state_evolution(k, rho, float(x), alpha, iterations, n_mc=n_mc, rng=rng,
+                                     mv0=float(mv0)).mv[-1] for x in lams])

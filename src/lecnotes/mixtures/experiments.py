@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import eigh
+from scipy.sparse.linalg import eigsh
 from scipy.special import ndtr
 
 from lecnotes.core import validate as V
 from lecnotes.mixtures.amp import check_k, check_rho, sample_sparse_gmm, subspace_overlap
 from lecnotes.mixtures.ridge import TARGETS, Mixture, label_moments
 from lecnotes.mixtures.sparse import amp_lams
-from lecnotes.mixtures.thresholds import subspace_cosine
+from lecnotes.mixtures.thresholds import realised_pca_overlap, subspace_cosine
 
 __all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
-           "amp_sweep", "pca_sweep"]
+           "amp_sweep", "PCASweep", "pca_sweep"]
 
 
 def _check_model(model):
@@ -178,6 +178,8 @@ class AMPSweep(NamedTuple):
     """(seeds, dims, lams): start from a side channel of precision ``eps``."""
     informed: np.ndarray
     """(seeds, dims, lams): start from the side channel of precision 1."""
+    start: np.ndarray
+    """(seeds, dims, lams): overlap of the uninformed start (chance, at finite d)."""
 
 
 def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informed=False,
@@ -221,24 +223,42 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
     k, rho, alpha = check_k(k), check_rho(rho), V.positive_float(alpha, "alpha")
     if not isinstance(informed, bool):
         raise TypeError("informed must be a bool")
-    out = {key: np.full((seeds, dims.size, lams.size), np.nan) for key in ("u", "i")}
-    starts = (("u", eps), ("i", 1.0)) if informed else (("u", eps),)
+    out = {key: np.full((seeds, dims.size, lams.size), np.nan) for key in ("u", "i", "0")}
+    keys = ("u", "i") if informed else ("u",)
+    L = lams.size
     for j, d in enumerate(dims):
         n = int(round(alpha * d))
         for s in range(seeds):
             r = V.stream(rng, int(d), s)
             X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=r)
-            for key, e in starts:  # amp() on X0 + sqrt(lam / d) U Vm^T, all lams at once
-                Vh = amp_lams(X0, U, Vm, lams, rho, iterations, e,
-                              [V.stream(r, i, ord(key)) for i in range(lams.size)])
-                out[key][s, j] = [subspace_overlap(v, Vm) for v in Vh]
-    return AMPSweep(dims, lams, out["u"], out["i"])
+            # amp() on X0 + sqrt(lam / d) U Vm^T for all lams and both starts at once
+            gens = [V.stream(r, i, ord(key)) for key in keys for i in range(L)]
+            Vh, V0 = amp_lams(X0, U, Vm, np.tile(lams, len(keys)), rho, iterations,
+                              [eps] * L + [1.0] * L * (len(keys) - 1), gens, starts=True)
+            for c, key in enumerate(keys):
+                out[key][s, j] = [subspace_overlap(v, Vm) for v in Vh[c * L:(c + 1) * L]]
+            out["0"][s, j] = [subspace_overlap(v, Vm) for v in V0[:L]]
+    return AMPSweep(dims, lams, out["u"], out["i"], out["0"])
 
 
-def pca_sweep(dims, lams, seeds, k, rho, alpha, rng=None) -> np.ndarray:
+class PCASweep(NamedTuple):
+    """PCA on the sparse mixture over seeds, sizes and signal strengths
+    ({prf:ref}`prop-ch11-pca`): arrays (seeds, dims, lams)."""
+
+    cos2: np.ndarray
+    """The measured mean squared cosine with the span of the centred means."""
+    realised: np.ndarray
+    """The limit at the draw's own spikes
+    (:func:`~lecnotes.mixtures.thresholds.realised_pca_overlap`)."""
+    realised_k1: np.ndarray
+    r"""The same with the spikes :math:`\lambda/(k-1)` (a competing normalisation)."""
+
+
+def pca_sweep(dims, lams, seeds, k, rho, alpha, rng=None) -> PCASweep:
     r"""PCA on the data of :func:`amp_sweep` (the same streams, so the same data): the mean
-    squared cosine between the top :math:`k-1` eigenvectors of :math:`X^\top X/n` and the
-    span of the centred means ({prf:ref}`prop-ch11-pca`).
+    squared cosine between the top :math:`k-1` eigenvectors of :math:`X^\top X/n` (Lanczos)
+    and the span of the centred means ({prf:ref}`prop-ch11-pca`), beside its limit at the
+    draw's own spikes.
 
     Parameters
     ----------
@@ -259,21 +279,26 @@ def pca_sweep(dims, lams, seeds, k, rho, alpha, rng=None) -> np.ndarray:
 
     Returns
     -------
-    ndarray (seeds, dims, lams)
+    PCASweep
     """
     dims = np.array([V.positive_int(int(d) if float(d).is_integer() else d, "dims", minimum=2)
                      for d in np.atleast_1d(dims)])
     lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
     seeds = V.positive_int(seeds, "seeds")
-    alpha = V.positive_float(alpha, "alpha")
-    out = np.zeros((seeds, dims.size, lams.size))
+    k, rho, alpha = check_k(k), check_rho(rho), V.positive_float(alpha, "alpha")
+    out = np.zeros((3, seeds, dims.size, lams.size))
     for j, d in enumerate(dims):
         n = int(round(alpha * d))
         for s in range(seeds):
             X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=V.stream(rng, int(d), s))
-            signal = U @ Vm.T / np.sqrt(d)
+            G0 = X0.T @ X0 / n
+            W = X0.T @ U / (n * np.sqrt(d))  # X0^T S / n = W Vm^T for the signal S
+            SS = Vm @ (U.T @ U / (n * d)) @ Vm.T
             for i, lam in enumerate(lams):
-                X = X0 + np.sqrt(lam) * signal
-                E = eigh(X.T @ X / n, subset_by_index=[d - k + 1, d - 1])[1]
-                out[s, j, i] = subspace_cosine(E, Vm)
-    return out
+                cross = np.sqrt(lam) * W @ Vm.T
+                C = G0 + cross + cross.T + lam * SS
+                E = eigsh(C, k=k - 1, which="LA", v0=np.ones(int(d)))[1]
+                out[:, s, j, i] = (subspace_cosine(E, Vm),
+                                   realised_pca_overlap(Vm, lam, alpha),
+                                   realised_pca_overlap(Vm, lam, alpha, divisor=k - 1))
+    return PCASweep(*out)

@@ -25,6 +25,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from scipy import integrate
 from scipy.special import ndtr
 
 from lecnotes.core import validate as V
@@ -35,7 +36,7 @@ from lecnotes.models.layerwise import giant_step
 from lecnotes.models.networks import init_params
 
 __all__ = ["LAWS", "kappa", "StepMoments", "step_moments", "step_overlap", "noise_overlap",
-           "sample_step_data", "StepSweep", "step_sweep"]
+           "decay_exponent", "sample_step_data", "StepSweep", "step_sweep"]
 
 LAWS = ("mixture", "gaussian", "independent")
 """The three input-label laws of {prf:ref}`def-ch11-gs`."""
@@ -110,15 +111,17 @@ def step_moments(m, law="mixture") -> StepMoments:
     return StepMoments(float(wt @ (y * x1)), y2, float(wt @ (y * x1) ** 2))
 
 
-def step_overlap(m, eta_bar, delta, law="mixture", d=None, activation="relu") -> float:
+def step_overlap(m, eta_bar, delta, law="mixture", d=None, activation="relu",
+                 bulk_norm=False) -> float:
     r"""The mean over neurons of :math:`|\cos(w_i^1, e_1)|` after one step
-    ({eq}`eq-ch11-gs-overlap`). Along :math:`e_1` the step is
-    :math:`\mu + \tau G`, :math:`\mu = \bar\eta\mu_1|\kappa_1|`, :math:`\tau^2 = 1/d +
-    \bar\eta^2 m_2\E[y^2x_1^2]/n` (the initial coordinate and the fluctuation), and the norm
-    is :math:`\sqrt{1 + \bar\eta^2(\mu_1^2\kappa_1^2 + \E[y^2]m_2/\delta)}`; the overlap is
-    the folded-normal mean :math:`\E|\mu+\tau G|` over the norm. With ``d=None`` the limit
-    :math:`\tau = 0`: chapter 6's {eq}`eq-ch6-neuron-overlap` with :math:`c_1` replaced by
-    :math:`\kappa_1` (0 for the matched Gaussian and the independent label).
+    ({eq}`eq-ch11-gs-overlap`, {prf:ref}`prop-ch11-gs`). Along :math:`e_1` the neuron is
+    :math:`X = \mu + \tau G`, :math:`\mu = \bar\eta\mu_1|\kappa_1|`, :math:`\tau^2 = 1/d +
+    \bar\eta^2(m_2\E[y^2x_1^2] - \mu_1^2\kappa_1^2)/n` (the initial coordinate and the
+    variance of the average); the rest of the neuron has squared norm :math:`R = 1 +
+    \bar\eta^2m_2\E[y^2]/\delta`, so the overlap is :math:`\E|X|/\sqrt{X^2 + R}` (one
+    quadrature in :math:`G`). With ``d=None`` the limit :math:`\tau = 0`: chapter 6's
+    {eq}`eq-ch6-neuron-overlap` with :math:`c_1` replaced by :math:`\kappa_1` (0 for the
+    matched Gaussian and the independent label).
 
     Parameters
     ----------
@@ -134,6 +137,11 @@ def step_overlap(m, eta_bar, delta, law="mixture", d=None, activation="relu") ->
         Dimension (None: the limit).
     activation : str
         The activation (moments :math:`\mu_1, m_2` of :func:`activation_moments`).
+    bulk_norm : bool
+        The leading-order form instead: the folded-normal mean :math:`\E|X|` over
+        :math:`\sqrt{R + \mu^2}` (the fluctuation along :math:`e_1` left out of the norm), with
+        the second moment :math:`m_2\E[y^2x_1^2]` in :math:`\tau^2`; valid for
+        :math:`\tau\ll1`, too large otherwise.
 
     Returns
     -------
@@ -141,15 +149,21 @@ def step_overlap(m, eta_bar, delta, law="mixture", d=None, activation="relu") ->
     """
     eta_bar = V.positive_float(eta_bar, "eta_bar")
     delta = V.positive_float(delta, "delta")
+    if not isinstance(bulk_norm, bool):
+        raise TypeError("bulk_norm must be a bool")
     k1, y2, y2x2 = step_moments(m, law)
     mo = activation_moments(activation)
     mu = eta_bar * mo.mu1 * abs(k1)
-    norm = math.sqrt(1.0 + eta_bar**2 * (mo.mu1**2 * k1**2 + y2 * mo.m2 / delta))
+    rest = 1.0 + eta_bar**2 * y2 * mo.m2 / delta
     if d is None:
-        return mu / norm
+        return mu / math.sqrt(mu * mu + rest)
     d = V.positive_int(d, "d")
-    tau = math.sqrt(1.0 / d + eta_bar**2 * mo.m2 * y2x2 / (delta * d))
-    return _folded_mean(mu, tau) / norm
+    if bulk_norm:
+        tau = math.sqrt(1.0 / d + eta_bar**2 * mo.m2 * y2x2 / (delta * d))
+        return _folded_mean(mu, tau) / math.sqrt(mu * mu + rest)
+    var = mo.m2 * y2x2 - (mo.mu1 * k1) ** 2
+    tau = math.sqrt(1.0 / d + eta_bar**2 * var / (delta * d))
+    return _cos_mean(mu, tau, rest)
 
 
 def _folded_mean(mu, tau):
@@ -158,11 +172,26 @@ def _folded_mean(mu, tau):
         1.0 - 2.0 * float(ndtr(-mu / tau)))
 
 
+def _cos_mean(mu, tau, rest):
+    """E|X| / sqrt(X^2 + rest) for X = mu + tau G, G standard Gaussian (quadrature on each
+    side of the kink X = 0)."""
+    def f(g):
+        x = mu + tau * g
+        return abs(x) / math.sqrt(x * x + rest) * math.exp(-g * g / 2) / math.sqrt(2 * math.pi)
+
+    kink = -mu / tau
+    lo, hi = min(kink, -12.0), max(kink, 12.0)
+    return float(integrate.quad(f, lo, kink, epsabs=1e-13)[0]
+                 + integrate.quad(f, kink, hi, epsabs=1e-13)[0])
+
+
 def noise_overlap(y2, x2, eta_bar, delta, d, activation="relu") -> float:
     r"""The overlap of {eq}`eq-ch11-gs-overlap` when the step has no mean along :math:`e_1`
     (:math:`\kappa_1 = 0`) and the label is independent of the inputs: :math:`\tau^2 = 1/d +
-    \bar\eta^2m_2\,\E[y^2]\,\E[x_1^2]/n`. With :math:`\E x_1^2 = 1` it is the value for
-    isotropic inputs, the reference of the independent label of {prf:ref}`def-ch11-gs`.
+    \bar\eta^2m_2\,\E[y^2]\,\E[x_1^2]/n`, and the overlap
+    :math:`\E|\tau G|/\sqrt{\tau^2G^2 + R}` of :func:`step_overlap`. With :math:`\E x_1^2 = 1`
+    it is the value for isotropic inputs, the reference of the independent label of
+    {prf:ref}`def-ch11-gs`.
 
     Parameters
     ----------
@@ -185,9 +214,9 @@ def noise_overlap(y2, x2, eta_bar, delta, d, activation="relu") -> float:
     delta = V.positive_float(delta, "delta")
     d = V.positive_int(d, "d")
     mo = activation_moments(activation)
-    norm = math.sqrt(1.0 + eta_bar**2 * y2 * mo.m2 / delta)
+    rest = 1.0 + eta_bar**2 * y2 * mo.m2 / delta
     tau = math.sqrt(1.0 / d + eta_bar**2 * mo.m2 * y2 * x2 / (delta * d))
-    return _folded_mean(0.0, tau) / norm
+    return _cos_mean(0.0, tau, rest)
 
 
 def sample_step_data(n, d, m, rng=None):
@@ -232,7 +261,8 @@ class StepSweep(NamedTuple):
     overlaps: dict
 
 
-def step_sweep(dims, seeds, m=2.0, delta=4, eta0=1.0, p_over_d=2, rng=None) -> StepSweep:
+def step_sweep(dims, seeds, m=2.0, delta=4, eta0=1.0, p_over_d=2, rng=None,
+               laws=LAWS) -> StepSweep:
     r"""One giant step ({eq}`eq-ch6-update`) from the same initial network on the three laws
     of {prf:ref}`def-ch11-gs`, :math:`n = \delta d`, :math:`p = ` ``p_over_d`` :math:`d`,
     ReLU. Seed ``s`` at size ``d`` draws the network, then the data, from stream
@@ -253,6 +283,8 @@ def step_sweep(dims, seeds, m=2.0, delta=4, eta0=1.0, p_over_d=2, rng=None) -> S
     p_over_d : int
         Width over dimension.
     rng : Generator, int or None
+    laws : sequence of str
+        The laws to step on (a subset of :data:`LAWS`; the draws do not depend on it).
 
     Returns
     -------
@@ -261,7 +293,8 @@ def step_sweep(dims, seeds, m=2.0, delta=4, eta0=1.0, p_over_d=2, rng=None) -> S
     dims, seeds = V.sizes(dims, "dims", minimum=2), V.positive_int(seeds, "seeds")
     delta, eta0 = V.positive_int(delta, "delta"), V.positive_float(eta0, "eta0")
     p_over_d = V.positive_int(p_over_d, "p_over_d")
-    out = {law: np.zeros((seeds, len(dims))) for law in LAWS}
+    laws = tuple(_check_law(law) for law in laws)
+    out = {law: np.zeros((seeds, len(dims))) for law in laws}
     for j, d in enumerate(dims):
         d = int(d)
         p, n = p_over_d * d, delta * d
@@ -273,7 +306,35 @@ def step_sweep(dims, seeds, m=2.0, delta=4, eta0=1.0, p_over_d=2, rng=None) -> S
                                  a_scale=p**-0.5)
             data = sample_step_data(n, d, m, rng=gen)
             eta = eta0 * p * math.sqrt(n / d)
-            for law, (X, y) in data.items():
+            for law in laws:
+                X, y = data[law]
                 W1 = giant_step(W0, a0, X, y, eta, scaling=p**-0.5)
                 out[law][s, j] = np.abs(neuron_overlaps(W1, e1)).mean()
     return StepSweep(np.asarray(dims), out)
+
+
+def decay_exponent(dims, overlaps):
+    r"""The exponent :math:`b` of :math:`\bar o(d)\propto d^{\,b}`, fitted by least squares to
+    the logarithm of the mean overlap over seeds at each size, and its standard error
+    propagated from the standard errors of the means (the sizes are independent); the decay
+    of the fluctuation of {prf:ref}`prop-ch11-gs`.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        At least two sizes.
+    overlaps : ndarray (seeds, len(dims))
+        Positive overlaps, at least two seeds.
+
+    Returns
+    -------
+    exponent, stderr : float
+    """
+    x = np.log(V.sizes(dims, "dims", minimum=1)).astype(float)
+    o = V.finite_array(overlaps, "overlaps", ndim=2)
+    if o.shape[1] != x.size or x.size < 2 or o.shape[0] < 2 or np.any(o <= 0):
+        raise ValueError("overlaps must be positive, (seeds >= 2, len(dims) >= 2)")
+    mean = o.mean(axis=0)
+    rel = o.std(axis=0, ddof=1) / math.sqrt(o.shape[0]) / mean
+    c = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+    return float(c @ np.log(mean)), float(math.sqrt(np.sum((c * rel) ** 2)))

@@ -141,12 +141,14 @@ def diagonal_thresholding(X, k, m) -> DTResult:
     return _dt_from(diag, lambda S: X[:, S].T @ X[:, S] / n, d, k, m)
 
 
-def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None) -> np.ndarray:
+def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=False):
     r"""AMP {prf:ref}`alg-ch11-amp` on :math:`X = X_0 + \sqrt{\lambda/d}\,UV^\top` for every
     :math:`\lambda` of ``lams`` at once: the same recursion as :func:`lecnotes.mixtures.amp.amp`
     (the same start for the same ``rngs``), with :math:`X\hat V` and :math:`X^\top\hat U`
     computed for all :math:`\lambda` by one product with :math:`X_0` plus the rank-:math:`k`
-    signal.
+    signal. The products with :math:`X_0` are taken in single precision (they read the whole
+    matrix and dominate the cost; their rounding, about :math:`10^{-7}` relative, is far below
+    the :math:`d^{-1/2}` fluctuations AMP tracks).
 
     Parameters
     ----------
@@ -162,15 +164,20 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None) -> np.nda
         Density of the means.
     iterations : int
         AMP iterations.
-    eps : float
-        Precision of the start's side channel, > 0.
+    eps : float or sequence of float
+        Precision of the start's side channel, > 0: one for all runs, or one per ``lam`` (so
+        that an uninformed and an informed run share the passes over :math:`X_0`).
     rngs : sequence of (Generator, int or None), optional
         One random state per ``lam`` for the start.
+    starts : bool
+        Also return the starting estimates.
 
     Returns
     -------
     ndarray (len(lams), d, k)
         The final estimates of the means.
+    ndarray (len(lams), d, k), only if ``starts``
+        The starting estimates :math:`\hat V^0`.
     """
     X0 = V.finite_array(X0, "X0", ndim=2)
     U, Vm = V.finite_array(U, "U", ndim=2), V.finite_array(Vm, "Vm", ndim=2)
@@ -179,37 +186,45 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None) -> np.nda
     if U.shape != (n, k) or Vm.shape != (d, k):
         raise ValueError(f"U must be ({n}, k) and Vm ({d}, k), got {U.shape}, {Vm.shape}")
     lams = np.array([V.positive_float(x, "lams") for x in np.atleast_1d(lams)])
-    rho, eps = check_rho(rho), V.positive_float(eps, "eps")
+    rho = check_rho(rho)
+    epss = [V.positive_float(e, "eps") for e in np.atleast_1d(eps)]
+    if len(epss) not in (1, lams.size):
+        raise ValueError("eps must be a number or one number per lam")
+    epss = epss * lams.size if len(epss) == 1 else epss
     iterations = V.positive_int(iterations, "iterations")
+    if not isinstance(starts, bool):
+        raise TypeError("starts must be a bool")
     rngs = [None] * lams.size if rngs is None else list(rngs)
     if len(rngs) != lams.size:
         raise ValueError("rngs must give one random state per lam")
     P = centring(k)
-    A0 = eps * P
-    root = np.linalg.cholesky(A0 + 1e-12 * np.eye(k))
     v, cv = [], []
-    for r in rngs:
+    for r, e in zip(rngs, epss, strict=True):
+        A0 = e * P
+        root = np.linalg.cholesky(A0 + 1e-12 * np.eye(k))
         B0 = Vm @ A0 + V.generator(r).standard_normal((d, k)) @ root.T
         a, c = sparse_denoiser(A0, B0, rho)
         v.append(a)
         cv.append(c)
+    v0 = np.stack(v)
     u_old = [np.zeros((n, k)) for _ in lams]
     sq = np.sqrt(lams / d)
+    X32 = X0.astype(np.float32)
     for _ in range(iterations):
-        XV = X0 @ np.hstack(v)  # (n, k L): one pass over X0
+        XV = (X32 @ np.hstack(v).astype(np.float32)).astype(float)  # one pass over X0
         u, cu = [], []
         for i, lam in enumerate(lams):
             Bu = sq[i] * (XV[:, i * k:(i + 1) * k] + sq[i] * U @ (Vm.T @ v[i]))
             a, c = cluster_denoiser((lam / d) * v[i].T @ v[i], Bu - lam * u_old[i] @ cv[i])
             u.append(a)
             cu.append(c)
-        XU = X0.T @ np.hstack(u)
+        XU = (X32.T @ np.hstack(u).astype(np.float32)).astype(float)
         for i, lam in enumerate(lams):
             Bv = sq[i] * (XU[:, i * k:(i + 1) * k] + sq[i] * Vm @ (U.T @ u[i]))
             v[i], cv[i] = sparse_denoiser((lam / d) * u[i].T @ u[i],
                                           Bv - (lam / d) * n * v[i] @ cu[i], rho)
         u_old = u
-    return np.stack(v)
+    return (np.stack(v), v0) if starts else np.stack(v)
 
 
 class SparseSweep(NamedTuple):

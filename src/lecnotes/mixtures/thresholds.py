@@ -13,7 +13,8 @@ import numpy as np
 
 from lecnotes.core import validate as V
 
-__all__ = ["crossing", "jackknife_crossing", "pca_overlap", "subspace_cosine"]
+__all__ = ["crossing", "jackknife_crossing", "pca_overlap", "realised_pca_overlap",
+           "subspace_cosine"]
 
 
 def crossing(lams, overlaps, level):
@@ -73,6 +74,46 @@ def pca_overlap(lam, k, alpha) -> float:
     if theta * theta <= gam:
         return 0.0
     return float((1 - gam / theta**2) / (1 + gam / theta))
+
+
+def _bbp(theta, gam):
+    return np.where(theta * theta > gam, (1 - gam / np.maximum(theta, 1e-300) ** 2)
+                    / (1 + gam / np.maximum(theta, 1e-300)), 0.0)
+
+
+def realised_pca_overlap(Vm, lam, alpha, divisor=None) -> float:
+    r"""The limit of {prf:ref}`prop-ch11-pca` at the spikes of one draw of the means: the
+    population covariance given :math:`V` is :math:`I + \frac\lambda{kd}VPV^\top`, whose
+    :math:`k-1` spikes are :math:`\theta_j = \frac\lambda k\,\mathrm{eig}_j(PV^\top VP/d)`
+    (not exactly :math:`\lambda/k`: for sparse means :math:`V^\top V/d` fluctuates by
+    :math:`O((\rho d)^{-1/2})`); the mean over :math:`j` of
+    :math:`(1-\gamma/\theta_j^2)/(1+\gamma/\theta_j)`.
+
+    Parameters
+    ----------
+    Vm : ndarray (d, k)
+        The means.
+    lam : float
+        Signal-to-noise ratio, >= 0.
+    alpha : float
+        Samples per dimension.
+    divisor : float, optional
+        Spikes :math:`\lambda/` ``divisor`` instead of :math:`\lambda/k` (e.g. :math:`k-1`, a
+        competing normalisation).
+
+    Returns
+    -------
+    float
+    """
+    Vm = V.finite_array(Vm, "Vm", ndim=2)
+    d, k = Vm.shape
+    if k < 2:
+        raise ValueError("Vm needs k >= 2 columns")
+    lam, gam = V.nonneg_float(lam, "lam"), 1.0 / V.positive_float(alpha, "alpha")
+    div = float(k) if divisor is None else V.positive_float(divisor, "divisor")
+    P = np.eye(k) - 1.0 / k
+    theta = lam / div * np.linalg.eigvalsh(P @ (Vm.T @ Vm / d) @ P)[1:]
+    return float(np.mean(_bbp(theta, gam)))
 
 
 def subspace_cosine(E, Vm) -> float:
