@@ -28,6 +28,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from lecnotes.book import claims
 from lecnotes.book import landscape as lmap
+from lecnotes.book.landscape_figure import exponent_figure
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def _write_figures(app, found) -> bool:
         return False
     out = Path(app.outdir) / "_images"
     out.mkdir(parents=True, exist_ok=True)
-    fig = lmap.exponent_figure(found)
+    fig = exponent_figure(found)
     fig.savefig(out / FIGURE)
     plotting.phone_layout(fig)
     fig.savefig(out / PHONE)

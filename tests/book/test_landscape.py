@@ -175,7 +175,9 @@ def test_the_figure_is_within_the_column(tmp_path):
                                                     relation=">=", expected=1.0)),
              lmap.Entry("02_x", "d", dev, _record("02_x", "d", 0.01, dev, relation="<=",
                                                   expected=0.01))]
-    fig = lmap.exponent_figure(found)
+    from lecnotes.book.landscape_figure import exponent_figure
+
+    fig = exponent_figure(found)
     assert fig.get_size_inches()[0] <= plotting.MAX_WIDTH
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "measured, law d^k" in labels and "measured, law d^k log d" in labels
