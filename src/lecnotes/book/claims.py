@@ -39,6 +39,9 @@ the claim's own tolerance, t-factor or margin is not a competitor: that rule is 
 notebooks' source (:mod:`lecnotes.book.claim_rules`), since a number alone cannot tell how it
 was made (a round tolerance of 0.05 puts an honest alternative 0.8 at exactly 4 tolerances).
 
+**The landscape.** A claim that measures (or checks) how a sample size grows with the
+dimension places itself on the book's map with ``landscape=`` (:mod:`lecnotes.book.landscape`).
+
 **Robustness runs.** With ``LECNOTES_CLAIMS_NO_RAISE=1`` a failing claim is recorded and shown
 but does not raise, so that one execution evaluates every claim of a chapter
 (``tools/robustness.py``).
@@ -58,6 +61,7 @@ from pathlib import Path
 import numpy
 
 from lecnotes import __version__  # the package root; no cycle (it imports no module)
+from lecnotes.book import landscape as _landscape
 from lecnotes.book.claim_display import anchor, block_html  # re-exported
 from lecnotes.book.sharpness import (  # re-exported: the claim records carry them
     KINDS,
@@ -124,6 +128,7 @@ class Claim:
     resolution: float | None = None
     alt_distance: float | None = None
     blunt: bool = False
+    landscape: dict | None = None
 
     def reference_text(self) -> str:
         if self.relation == "approx":
@@ -307,6 +312,7 @@ def claim(
     status: str | None = None,
     kind: str | None = None,
     why_wide: str | None = None,
+    landscape: dict | None = None,
     display: bool = True,
 ) -> Claim:
     r"""Check a claim of the text, show it, record it, and fail loudly if it does not hold.
@@ -344,6 +350,9 @@ def claim(
     why_wide : str, optional
         Why a two-sided claim whose tolerance exceeds :data:`WIDE` of its reference is still
         worth stating; required for such a claim.
+    landscape : dict, optional
+        Places the claim on the book's map of sample complexities (target class, method,
+        target, law, exponent, quantity key; :mod:`lecnotes.book.landscape`).
     display : bool
         Show the claim in the notebook (HTML in Jupyter, one line of text elsewhere).
 
@@ -397,6 +406,7 @@ def claim(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if why_wide is not None and (not isinstance(why_wide, str) or not why_wide.strip()):
         raise ValueError("why_wide must be a sentence")
+    place = _landscape.check(landscape)
     sharp = sharpness(relation, m, e, tol, alt)
     blunt = sharp.blunt and why_wide is None
     powerless = alt is not None and _holds(relation, alt, e, tol)
@@ -404,7 +414,7 @@ def claim(
     chapter = _state["chapter"] or "unassigned"
     record = Claim(chapter, label, statement, m, e, relation, tol, bool(passed), alt,
                    no_alternative, bool(powerless), source, result, status, kind, why_wide,
-                   sharp.resolution, sharp.alt_distance, bool(blunt))
+                   sharp.resolution, sharp.alt_distance, bool(blunt), place)
     _append(record)
     if display:
         _show(record)
@@ -459,6 +469,7 @@ def claim_mean(
     status: str | None = None,
     kind: str | None = None,
     why_wide: str | None = None,
+    landscape: dict | None = None,
     display: bool = True,
 ) -> Claim:
     """Claim that the mean over seeds of ``values`` is ``expected``, within a Student-t interval.
@@ -484,8 +495,9 @@ def claim_mean(
         applies.
     source, result, status
         As for :func:`claim`: the paper whose result is checked.
-    kind, why_wide
-        As for :func:`claim`: what the reference is, and why a wide claim is worth stating.
+    kind, why_wide, landscape
+        As for :func:`claim`: what the reference is, why a wide claim is worth stating, and
+        where the claim sits on the map of sample complexities.
     display : bool
         As for :func:`claim`.
 
@@ -503,7 +515,7 @@ def claim_mean(
     tol = stats.t_factor(values.size, level) * float(sem) + allowance
     return claim(label, statement, float(m), expected, tol=tol, alternative=alternative,
                  no_alternative=no_alternative, source=source, result=result, status=status,
-                 kind=kind, why_wide=why_wide, display=display)
+                 kind=kind, why_wide=why_wide, landscape=landscape, display=display)
 
 
 def _ipython():
