@@ -9,16 +9,18 @@ import json
 import resource
 import sys
 import time
+from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import kernel_guard  # noqa: E402  (an ipc kernel under the start-up lock; a stall retried once)
 
 
 def main(path: str) -> None:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=1200, kernel_name="python3")
     start = time.perf_counter()
-    client.execute()
+    kernel_guard.execute(nb, name=Path(path).stem, timeout=1200, kernel_name="python3")
     seconds = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024}))
