@@ -215,14 +215,17 @@ def lectures_section(rows: list[dict]) -> tuple[str, str, str]:
             "maximum resident set size.", table)
 
 
+COMMON = re.compile(r"^(?:[\w.]+\s*=\s*)?(?:np|numpy|plt|math)\.|^(?:print|display|len|range)\(")
+
+
 def _call(source: str) -> str:
-    """What a cell runs: its first line that calls something (comments and imports skipped)."""
-    for line in source.splitlines():
-        text = line.strip()
-        if text and "(" in text and not text.startswith(("#", "import ", "from ")):
-            return text if len(text) <= 70 else text[:67] + "..."
-    first = source.strip().splitlines()
-    return first[0][:70] if first else ""
+    """What a cell runs: its first line that calls something other than NumPy, pyplot or a
+    builtin (comments and imports skipped); else its first line that calls anything."""
+    lines = [ln.strip() for ln in source.splitlines()]
+    calls = [t for t in lines if "(" in t and not t.startswith(("#", "import ", "from "))]
+    text = next((t for t in calls if not COMMON.match(t)), calls[0] if calls else
+                next((t for t in lines if t), ""))
+    return text if len(text) <= 70 else text[:67] + "..."
 
 
 def profile_section(rows: list[dict], lectures: int = 3, share: float = 0.8,
