@@ -95,7 +95,7 @@ def _execute(path: str, timeout: int):
     start, error = time.perf_counter(), None
     try:
         kernel_guard.execute(nb, name=Path(path).stem, timeout=meta.get("timeout", timeout),
-                             allow_errors=meta.get("allow_errors", False),
+                             allow_errors=meta.get("allow_errors", False), record_timing=False,
                              resources={"metadata": {"path": str(Path(path).parent)}})
     except (CellExecutionError, CellTimeoutError, kernel_guard.StallError):
         error = traceback.format_exc()
