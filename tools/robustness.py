@@ -245,7 +245,7 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
                    "alt_distance": s.alt_distance, "why_wide": rec.get("why_wide"),
                    "kind": kind, "text": claims.sharpness_text(rec)}
             if rec["relation"] in ("approx", "between"):
-                if s.resolution is None or s.absolute <= 1e-6 * abs(s.absolute / s.resolution):
+                if s.resolution is None or s.resolution <= 1e-6:
                     continue  # against zero, or exact to rounding
                 two.append(s.resolution)
                 if s.resolution > claims.WIDE:

@@ -146,6 +146,14 @@ def _sharpness(rec) -> str:
         return "-"
 
 
+def source_warnings(notebook: Path) -> list[str]:
+    """The build's warnings on a lecture's source: every ``alternative=`` computed from its
+    claim's tolerance, t-factor or margin (:mod:`lecnotes.book.claim_rules`)."""
+    if not notebook.is_file():
+        return []
+    return [f.line() for f in claim_rules.degenerate_alternatives(notebook)]
+
+
 def power_unstated(rec) -> bool:
     """True when a claim names no alternative and gives no reason why none applies.
 
@@ -209,9 +217,8 @@ def _resolve(app, doctree, docname):
                 "the current %s (stale record: rebuild; the execution cache is keyed on the "
                 "sources)", lec, made_with, digest, location=docname,
             )
-        for finding in claim_rules.degenerate_alternatives(
-                Path(app.srcdir) / f"{lec}.ipynb"):
-            logger.warning("claims ledger: %s", finding.line(), location=docname)
+        for line in source_warnings(Path(app.srcdir) / f"{lec}.ipynb"):
+            logger.warning("claims ledger: %s", line, location=docname)
         rows, chapter_fail = [], 0
         for rec in recs:
             ok = bool(rec["passed"])

@@ -103,3 +103,21 @@ def test_no_lecture_builds_an_alternative_from_its_tolerance(notebook):
     """The rule the strict build enforces (claims_ledger warns), checked without a build."""
     found = [f.line() for f in claim_rules.degenerate_alternatives(notebook)]
     assert not found, "\n".join(found)
+
+
+def test_the_strict_build_warns_on_an_alternative_built_from_the_tolerance(tmp_path):
+    """claims_ledger turns each finding into a build warning, which -W makes an error."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "claims_ledger", ROOT / "book" / "_ext" / "claims_ledger.py")
+    ledger = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ledger)
+    path = _notebook(tmp_path, 'claims.claim("a", "s", m, 0.0, relation=">=", '
+                               "alternative=-margin)")
+    warnings = ledger.source_warnings(path)
+    assert len(warnings) == 1 and "'a'" in warnings[0] and "margin" in warnings[0]
+    assert ledger.source_warnings(tmp_path / "absent.ipynb") == []
+    rec = {"relation": "approx", "measured": 1.0, "expected": 1.0, "tol": 0.5,
+           "alternative": 0.0, "why_wide": "w"}
+    assert "50% of the reference" in ledger._sharpness(rec)

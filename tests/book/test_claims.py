@@ -166,6 +166,31 @@ def test_a_failing_claim_fails_a_notebook_run(tmp_path):
     assert "99_broken:deliberately-broken" in proc.stdout
 
 
+@pytest.mark.slow  # executes a notebook: make test-slow, not make check
+def test_a_blunt_claim_fails_a_notebook_run(tmp_path):
+    """A claim wider than a quarter of its value without a stated reason fails the run (the
+    strict build renders that execution, so it fails too), naming the claim and the rule."""
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(textwrap.dedent(
+        """
+        from lecnotes.book import claims
+        claims.start_chapter("99_blunt")
+        claims.claim("blunt", "a slope of 1 within 40%", 1.1, 1.0, tol=0.4, alternative=2.0)
+        """))]
+    path = tmp_path / "blunt.ipynb"
+    nbformat.write(nb, path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax",
+         "--nbval-current-env", "-q", str(path), "-o", "addopts=", "-o", "testpaths="],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**__import__("os").environ, "LECNOTES_CLAIMS_DIR": str(tmp_path / "claims")},
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "99_blunt:blunt" in proc.stdout and "TOO WIDE" in proc.stdout
+
+
 def test_claim_mean_uses_a_student_t_interval(tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     claims.start_chapter("99_test")

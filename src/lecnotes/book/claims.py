@@ -176,10 +176,12 @@ def sharpness_text(rec: dict) -> str:
     kind = rec.get("kind") or _infer_kind(rel, rec["expected"], rec.get("tol"))
     parts = []
     if rel in ("approx", "between"):
-        if s.resolution is None:
-            parts.append(f"detects a deviation of {_fmt(s.absolute)} from 0")
-        elif s.absolute <= _EXACT * max(1.0, abs(s.absolute / s.resolution)):
+        ref = rec["expected"]
+        centre = abs(float(ref) if rel == "approx" else (float(ref[0]) + float(ref[1])) / 2)
+        if s.absolute <= _EXACT * max(1.0, centre):
             parts.append("exact to rounding")
+        elif s.resolution is None:
+            parts.append(f"detects a deviation of {_fmt(s.absolute)} from 0")
         else:
             parts.append(f"detects a deviation of {_pct(s.resolution)} of the reference")
         if s.alt_distance is not None:
