@@ -87,9 +87,13 @@ chapter: install install-dev
 test-notebooks: install
 	$(BIN)/python tools/run_nbval.py --jobs $(JOBS) --cache
 
+# the costliest test files start first (tests/conftest.py, from the last run's CPU record); each
+# test's CPU seconds, its processes' included, go to _build/test-cpu.jsonl (tests/_cputime.py;
+# make benchmarks shows them by file)
 test-slow: install install-dev
-	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python \
-	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -q
+	mkdir -p _build; if [ -f _build/test-cpu.jsonl ]; then mv _build/test-cpu.jsonl _build/test-cpu.last.jsonl; fi
+	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python PYTHONPATH=$(CURDIR)/tests$${PYTHONPATH:+:$$PYTHONPATH} \
+	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -p _cputime -q
 
 test: install install-dev
 	@start=$$(date +%s); mkdir -p _build; : > _build/test-steps.log; \
