@@ -102,3 +102,20 @@ def test_the_runners_use_the_guard():
     for tool in ("execute.py", "sweep.py", "run_nbval.py"):
         assert "kernel_guard" in (root / "tools" / tool).read_text(), tool
     assert "kernel_guard" in (root / "benchmarks" / "execute_notebook.py").read_text()
+
+
+def test_run_parallel_reruns_a_job_that_idles_once_and_reads_long_output(capsys):
+    import sys
+
+    notebooks = load_tool("notebooks")
+    root = Path(__file__).resolve().parents[1]
+    jobs = [("idle", [sys.executable, "-c", "import time; time.sleep(60)"]),
+            # more than a pipe's 64 kB: read from a file, not a pipe, so it cannot block
+            ("loud", [sys.executable, "-c", "print('x' * 200_000)"])]
+    start = time.monotonic()
+    done = notebooks.run_parallel(jobs, 2, {}, root, stall=1.0)
+    assert time.monotonic() - start < 30
+    assert done["loud"][0] == 0 and len(done["loud"][2]) > 200_000
+    assert done["idle"][0] == 1 and "stalled" in done["idle"][2]
+    said = capsys.readouterr().out
+    assert "idle: stalled" in said and "running it once more" in said and "again; failed" in said
