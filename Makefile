@@ -161,14 +161,16 @@ test-pdf: pdf install-dev
 test-pages: install install-dev
 	$(DEV)/python -m pytest -m slow -q tests/test_pages.py
 
-# every lecture of _toc.yml alone on one core (time, CPU, peak memory, per-cell profile), the
+# every lecture of _toc.yml alone on one core (time, CPU, peak memory, per-cell profile; the three
+# slowest again under cProfile, by lecnotes function), the
 # kernels against their BLAS bound and the CI's steps (CI_LOG=ci.log: a .ci/run log; else the
 # step markers of the last make test); regenerates book/performance.md and
 # benchmarks/lecture-seconds.json (LECTURE=6: re-measure one lecture, the rest from the last run)
 CI_LOG ?=
 LECTURE ?=
 benchmarks: install
-	$(BIN)/python benchmarks/run.py $(if $(CI_LOG),--ci-log $(CI_LOG)) $(if $(LECTURE),--lecture $(LECTURE))
+	$(BIN)/python benchmarks/run.py $(if $(CI_LOG),--ci-log $(CI_LOG)) \
+	  $(if $(LECTURE),--lecture $(LECTURE),--functions)
 
 clean:
 	rm -rf _build

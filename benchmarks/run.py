@@ -17,7 +17,8 @@ the machine it ran on:
   a few and takes the others from the last run; ``benchmarks/lecture-seconds.json`` (the
   runners' schedule: slowest first) is rewritten from the one-thread times.
 * **Where the time goes:** the per-cell profile of the three slowest lectures (each cell's
-  time from nbclient's timestamps, and the call it makes).
+  time from nbclient's timestamps, and the call it makes); with ``--functions`` (``make
+  benchmarks`` gives it) also their ``lecnotes`` functions under cProfile.
 * **Kernels** against their BLAS bound (``benchmarks/kernels.py``).
 * **The CI's steps** and their times, from a ``.ci/run`` log (``--ci-log``) or else from the
   step markers the last ``make test`` wrote to ``_build/test-steps.log``; and the CPU time of
@@ -258,6 +259,49 @@ def profile_section(rows: list[dict], lectures: int = 3, share: float = 0.8,
             "reply), until they make up 80% of the lecture's cell time.", "\n\n".join(parts))
 
 
+def function_profiles(rows: list[dict], lectures: int = 3, run: bool = True):
+    """Execute the ``lectures`` slowest lectures under cProfile (execute_notebook.py
+    --profile); the ``lecnotes`` functions of each, by cumulative time. With ``run=False``
+    the profiles of the last run that profiled them (``_build/benchmarks/functions-*.json``)."""
+    one = sorted((r for r in rows if r["threads"] == 1 and r["seconds"] == r["seconds"]),
+                 key=lambda r: -r["seconds"])[:lectures]
+    out = {}
+    for r in one:
+        nb = ROOT / "lectures" / f"{r['lecture']}.ipynb"
+        target = CACHE.parent / f"functions-{r['lecture']}.json"
+        if not run:
+            if target.is_file():
+                out[r["lecture"]] = json.loads(target.read_text())
+            continue
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1",
+               "LECNOTES_CLAIMS_DIR": str(ROOT / "_build" / "benchmark-claims")}
+        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "execute_notebook.py"),
+                               str(nb), "--profile", str(target)], capture_output=True,
+                              text=True, env=env, cwd=nb.parent, timeout=7200)
+        if proc.returncode == 0 and target.is_file():
+            out[r["lecture"]] = json.loads(target.read_text())
+        else:
+            print(f"  {r['lecture']}: profile failed\n{proc.stderr[-500:]}", flush=True)
+    return out
+
+
+def functions_section(profiles: dict[str, list[dict]], most: int = 10):
+    if not profiles:
+        return None
+    parts = []
+    for stem, funcs in profiles.items():
+        rows = [{**f, "function": f"`{f['function']}`"} for f in funcs[:most]]
+        parts.append(f"**{stem}**\n\n" + fmt_table(rows, [
+            ("function", "lecnotes function", ""), ("calls", "calls", "d"),
+            ("own", "own time (s)", ".1f"), ("cumulative", "with what it calls (s)", ".1f")]))
+    return ("Where the time goes, by function", "The same three lectures executed under "
+            "cProfile: the `lecnotes` functions with the most time, including the functions "
+            "they call (nested functions count in both). The profiler slows Python code down; "
+            "the times rank the functions, the budget uses the lectures' times above.",
+            "\n\n".join(parts))
+
+
 STEP = re.compile(r"^=== (\.ci/run|make test): (.+) \(t = (\d+)s\)\s*$")
 
 
@@ -337,6 +381,8 @@ def main(argv=None):
                     help="measure no lecture: the page from the last run's lectures")
     ap.add_argument("--threads", type=int, nargs="+", default=[1],
                     help="BLAS threads per lecture (default 1; the budget is for one core)")
+    ap.add_argument("--functions", action="store_true",
+                    help="also profile the three slowest lectures by lecnotes function")
     ap.add_argument("--ci-log", type=Path, help="a .ci/run (or make test) log")
     ap.add_argument("--no-page", action="store_true", help="do not rewrite the page")
     ap.add_argument("--page", type=Path, default=PAGE, help="where to write the page")
@@ -352,7 +398,8 @@ def main(argv=None):
         else:
             only = [s.zfill(2) if s.isdigit() else s for s in args.lecture] or None
             rows = lecture_budgets(only, tuple(args.threads))
-        for section in (lectures_section(rows), profile_section(rows)):
+        functions = functions_section(function_profiles(rows, run=args.functions))
+        for section in (lectures_section(rows), profile_section(rows), functions):
             if section is not None:
                 print(f"\n{section[0]}\n{section[2]}")
                 sections.append(section)
