@@ -87,13 +87,18 @@ chapter: install install-dev
 test-notebooks: install
 	$(BIN)/python tools/run_nbval.py --jobs $(JOBS) --cache
 
+# the costliest test files start first (tests/conftest.py, from the last run's CPU record); each
+# test's CPU seconds, its processes' included, go to _build/test-cpu.jsonl (tests/_cputime.py;
+# make benchmarks shows them by file)
 test-slow: install install-dev
-	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python \
-	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -q
+	mkdir -p _build; if [ -f _build/test-cpu.jsonl ]; then mv _build/test-cpu.jsonl _build/test-cpu.last.jsonl; fi
+	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python PYTHONPATH=$(CURDIR)/tests$${PYTHONPATH:+:$$PYTHONPATH} \
+	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -p _cputime -q
 
 test: install install-dev
-	@start=$$(date +%s); \
-	step() { printf '\n=== make test: %s (t = %ss)\n' "$$1" "$$(( $$(date +%s) - start ))"; }; \
+	@start=$$(date +%s); mkdir -p _build; : > _build/test-steps.log; \
+	step() { printf '\n=== make test: %s (t = %ss)\n' "$$1" "$$(( $$(date +%s) - start ))" \
+	  | tee -a _build/test-steps.log; }; \
 	step "lint and unit tests (make check)" && $(MAKE) --no-print-directory check && \
 	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
 	  $(MAKE) --no-print-directory test-notebooks && \
@@ -156,8 +161,16 @@ test-pdf: pdf install-dev
 test-pages: install install-dev
 	$(DEV)/python -m pytest -m slow -q tests/test_pages.py
 
+# every lecture of _toc.yml alone on one core (time, CPU, peak memory, per-cell profile; the three
+# slowest again under cProfile, by lecnotes function), the
+# kernels against their BLAS bound and the CI's steps (CI_LOG=ci.log: a .ci/run log; else the
+# step markers of the last make test); regenerates book/performance.md and
+# benchmarks/lecture-seconds.json (LECTURE=6: re-measure one lecture, the rest from the last run)
+CI_LOG ?=
+LECTURE ?=
 benchmarks: install
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py $(if $(CI_LOG),--ci-log $(CI_LOG)) \
+	  $(if $(LECTURE),--lecture $(LECTURE),--functions)
 
 clean:
 	rm -rf _build

@@ -209,6 +209,13 @@ class DevTools:
             raise DevToolsError(f"{method}: {reply['error']}")
         return reply.get("result", {})
 
+    def new_page(self) -> Page:
+        """Another page (a tab in a window of its own, so that it is never a hidden
+        background tab whose timers and animation frames the browser throttles)."""
+        target = self.send("Target.createTarget", {"url": "about:blank",
+                                                   "newWindow": True})["targetId"]
+        return Page(self, target, self.size)
+
     # -- the first page -------------------------------------------------------------------
     def navigate(self, url: str):
         """Load ``url`` in the first page."""

@@ -16,3 +16,33 @@ def pytest_configure(config):
     here = str(Path(__file__).resolve().parent)
     if here not in sys.path:
         sys.path.insert(0, here)
+
+
+# CPU seconds by test file (measured with ``pytest -p _cputime``; make test-slow records them in
+# _build/test-cpu.jsonl and keeps the previous run's as test-cpu.last.jsonl, read here): the
+# costliest files start first, so that on two workers the longest file is not the one left
+# running alone at the end
+COST = {"test_pages.py": 300, "test_otter.py": 145, "test_jupyterlab.py": 110,
+        "test_editions.py": 65, "test_sweep.py": 35, "test_solutions.py": 33}
+
+
+def _measured_cost() -> dict[str, float]:
+    import json
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "_build" / "test-cpu.last.jsonl"
+    cost: dict[str, float] = {}
+    try:
+        for line in log.read_text().splitlines():
+            row = json.loads(line)
+            name = row["test"].split("::")[0].rsplit("/", 1)[-1]
+            cost[name] = cost.get(name, 0.0) + row["cpu"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return cost
+
+
+def pytest_collection_modifyitems(config, items):
+    """Costliest test files first (a stable sort: each file keeps its own order)."""
+    cost = {**COST, **_measured_cost()}
+    items.sort(key=lambda item: -cost.get(item.path.name, 0.0))

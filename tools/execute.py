@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -28,11 +29,11 @@ import nbformat
 import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
-from jupyter_cache.executors.utils import single_nb_execution
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 
+import kernel_guard  # noqa: E402
 import notebooks  # noqa: E402
 from execution_cache import STAMP, ensure_fresh  # noqa: E402
 
@@ -81,11 +82,24 @@ def _timeout() -> int:
 
 
 def _execute(path: str, timeout: int):
-    """Execute one notebook as myst-nb would; runs in a worker process."""
+    """Execute one notebook as myst-nb would; runs in a worker process.
+
+    As jupyter-cache's ``single_nb_execution`` does (the notebook's ``execution`` metadata may
+    override the timeout and ``allow_errors``), but through ``kernel_guard``: an ipc kernel
+    started under the start-up lock, and one more execution after a stall.
+    """
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
     nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout,
-                                 allow_errors=False, meta_override=True)
-    return path, result.nb, result.time, result.exc_string
+    meta = nb.metadata.get("execution", {})
+    start, error = time.perf_counter(), None
+    try:
+        kernel_guard.execute(nb, name=Path(path).stem, timeout=meta.get("timeout", timeout),
+                             allow_errors=meta.get("allow_errors", False), record_timing=False,
+                             resources={"metadata": {"path": str(Path(path).parent)}})
+    except (CellExecutionError, CellTimeoutError, kernel_guard.StallError):
+        error = traceback.format_exc()
+    return path, nb, time.perf_counter() - start, error
 
 
 def main(argv=None) -> int:

@@ -80,28 +80,64 @@ def one_thread_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd: Path):
+def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd: Path,
+                 stall: float | None = None):
     """Run ``(name, argv)`` jobs, ``workers`` at a time in the given order.
 
-    Returns ``{name: (returncode, seconds, output)}``; prints one line per finished job.
+    Returns ``{name: (returncode, seconds, output)}``; prints one line per finished job. The
+    output goes to a temporary file, not a pipe (a pipe read only at the end blocks a job that
+    writes more than its 64 kB buffer). A job whose process tree (the runner and its kernel)
+    used no CPU for ``stall`` seconds (default ``LECNOTES_STALL_SECONDS``, 120) is stalled
+    (``kernel_guard``): it is killed and run once more, saying so; a second stall fails it.
     """
-    pending, running, done = list(jobs), {}, {}
+    import tempfile
+
+    import kernel_guard
+
+    stall = kernel_guard.STALL_SECONDS if stall is None else stall
+    pending, running, done = [(name, argv, 0) for name, argv in jobs], {}, {}
     while pending or running:
         while pending and len(running) < workers:
-            name, argv = pending.pop(0)
-            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
-            running[name] = (proc, time.perf_counter())
+            name, argv, attempt = pending.pop(0)
+            out = tempfile.TemporaryFile(mode="w+")
+            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out,
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            now = time.perf_counter()
+            # [process, start, output, argv, attempt, last sample, CPU at the last progress,
+            #  time of the last progress]
+            running[name] = [proc, now, out, argv, attempt, now, 0.0, now]
         time.sleep(0.2)
-        for name, (proc, start) in list(running.items()):
+        for name, job in list(running.items()):
+            proc, start, out, argv, attempt, sampled, cpu, progress = job
+            now = time.perf_counter()
             if proc.poll() is None:
+                if now - sampled < min(5.0, stall / 4):
+                    continue
+                job[5] = now
+                used = kernel_guard.tree_cpu(proc.pid)
+                if used is None or used - cpu > kernel_guard.IDLE_CPU:
+                    job[6], job[7] = (used or 0.0), now
+                    continue
+                if now - progress < stall:
+                    continue
+                kernel_guard.kill_tree(proc)
+                out.close()
+                del running[name]
+                said = (f"  {name}: stalled (no CPU used by its runner and kernel for "
+                        f"{now - progress:.0f} s)")
+                if attempt == 0:
+                    print(said + "; killed, running it once more", flush=True)
+                    pending.insert(0, (name, argv, 1))
+                else:
+                    print(said + " again; failed", flush=True)
+                    done[name] = (1, now - start, said.strip())
                 continue
-            output = proc.stdout.read()
-            proc.stdout.close()
-            seconds = time.perf_counter() - start
+            out.seek(0)
+            output = out.read()
+            out.close()
+            seconds = now - start
             done[name] = (proc.returncode, seconds, output)
             del running[name]
             status = "ok" if proc.returncode == 0 else f"FAILED (exit {proc.returncode})"
             print(f"  {name}: {status} in {seconds:.0f} s", flush=True)
     return done
-

@@ -42,14 +42,15 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="lecnotes-claims-") as tmp:
         env = notebooks.one_thread_env(LECNOTES_EXECUTOR="nbval")
         env.pop("LECNOTES_CLAIMS_DIR", None)
-        extra = []
+        # tools/ on the path: kernel_guard (ipc kernels started one at a time) and nbval_cache
+        here = str(Path(__file__).resolve().parent)
+        env["PYTHONPATH"] = here + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        extra = ["-p", "kernel_guard"]
         if args.cache:
             from execute import open_cache  # jupyter-cache: the reader's venv has it
 
             open_cache()  # emptied here, once, if the sources changed; the workers only add
-            here = str(Path(__file__).resolve().parent)
-            env["PYTHONPATH"] = here + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-            extra = ["-p", "nbval_cache", "--nbval-cache"]
+            extra += ["-p", "nbval_cache", "--nbval-cache"]
         else:
             env["LECNOTES_CLAIMS_DIR"] = tmp
         jobs = [(p.stem, [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env",

@@ -48,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import kernel_guard  # noqa: E402
 import notebooks  # noqa: E402
 
 from lecnotes.book import claims  # noqa: E402
@@ -110,15 +111,13 @@ def without_explorers(nb) -> int:
 def _execute(path: Path) -> int:
     """In the task's subprocess: run the notebook (without its live explorers), going on after
     errors; print the errors and the kernel's peak resident memory and CPU time."""
-    import nbclient  # the reader's venv has it (jupyter-book depends on it)
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     without_explorers(nb)
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     allow_errors=True,
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    # an ipc kernel started under the start-up lock; executed once more after a stall
+    kernel_guard.execute(nb, name=path.stem, timeout=CELL_TIMEOUT, kernel_name="python3",
+                         allow_errors=True, resources={"metadata": {"path": str(path.parent)}})
     errors = [out for cell in nb.cells if cell.cell_type == "code"
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     for err in errors:
