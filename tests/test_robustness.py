@@ -137,3 +137,31 @@ def test_the_sweeps_leave_out_the_live_explorers():
     every = sorted((robustness.notebooks.ROOT / "lectures").glob("[0-9][0-9]_*.ipynb"))
     counts = [sweep.without_explorers(nbformat.read(p, as_version=4)) for p in every]
     assert sum(counts) >= 6  # the chapters whose Explore section runs a widget; no claim there
+
+
+def test_the_sharpness_section_lists_wide_far_and_degenerate_claims():
+    recs = {"00_x": [
+        {**_claim("sharp", 1.01, True, expected=1.0, tol=0.05), "alternative": 0.8,
+         "kind": "limit"},
+        {**_claim("wide", 1.0, True, expected=1.0, tol=0.4), "alternative": 0.0,
+         "why_wide": "only the sign matters"},
+        {**_claim("far", 1.0, True, expected=1.0, tol=0.01), "alternative": 0.0},
+        {**_claim("bound", 1.5, True, expected=1.2, tol=None, relation=">="),
+         "alternative": 1.0},
+        _claim("exact", 1.0, True, expected=1.0, tol=1e-12),
+    ]}
+
+    class Finding:  # the fields of claim_rules.Finding the summary reads
+        notebook, label, expression, reason = "00_x.ipynb", "deg", "-t10 * se", "t-factor"
+
+    sh = robustness.summarise_sharpness(recs, [Finding()])
+    assert sh["two_sided"] == {"count": 3, "median_resolution": 0.05, "over_wide": 1}
+    assert sh["alternatives"]["count"] == 3 and sh["alternatives"]["over_far"] == 1
+    assert sh["one_sided"]["median_margin"] == pytest.approx(0.25)
+    assert sh["kinds"]["limit"] == 1 and sh["kinds"]["identity (inferred)"] == 1
+    text = "\n".join(robustness.sharpness_section(sh))
+    assert "`00_x:wide` | 40% | finite-size | only the sign matters" in text
+    assert "`00_x:far`" in text and "rejects 0 at 100 tolerances" in text
+    assert "`-t10 * se`" in text
+    page = robustness.page({"roots": [1], "claims": []}, None, sh)
+    assert "## How sharp the claims are" in page

@@ -200,7 +200,155 @@ def _reference(row: dict) -> str:
     return f"{row['relation']} {_fmt(row['expected'])}"
 
 
-def page(summary: dict, scale_summary: dict | None = None) -> str:
+FAR = 30
+"""An alternative more than this many tolerances from the reference is a distant competitor:
+the sharpness section lists it, asking whether a closer one exists."""
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if not n else (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2)
+
+
+def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = None) -> dict:
+    """How sharp the book's claims are (DESIGN.md, *Sharpness*), from one execution's records.
+
+    Parameters
+    ----------
+    records : dict
+        ``{chapter: [claim dicts]}`` (``claims.load_records``).
+    findings : list of claim_rules.Finding, optional
+        Alternatives computed from their claim's tolerance or margin.
+
+    Returns
+    -------
+    dict
+        ``two_sided``: the number of two-sided claims against a non-zero reference, their
+        median resolution and how many are wider than ``claims.WIDE``; ``alternatives``:
+        how many of those name a numerical alternative, its median distance in tolerances and
+        how many lie further than :data:`FAR`; ``one_sided``: count and median margin relative
+        to the bound; ``kinds``: counts per kind (stated or inferred); ``wide``, ``far``,
+        ``degenerate``: the rows to list.
+    """
+    two, alts, one, kinds = [], [], [], {}
+    wide, far = [], []
+    for chapter, recs in records.items():
+        for rec in recs:
+            s = claims.sharpness(rec["relation"], rec["measured"], rec["expected"],
+                                 rec.get("tol"), rec.get("alternative"))
+            kind = rec.get("kind") or claims._infer_kind(rec["relation"], rec["expected"],
+                                                          rec.get("tol"))
+            key = kind + ("" if rec.get("kind") else " (inferred)")
+            kinds[key] = kinds.get(key, 0) + 1
+            row = {"chapter": chapter, "label": rec["label"], "resolution": s.resolution,
+                   "alt_distance": s.alt_distance, "why_wide": rec.get("why_wide"),
+                   "kind": kind, "text": claims.sharpness_text(rec)}
+            if rec["relation"] in ("approx", "between"):
+                if s.resolution is None or s.resolution <= 1e-6:
+                    continue  # against zero, or exact to rounding
+                two.append(s.resolution)
+                if s.resolution > claims.WIDE:
+                    wide.append(row)
+                if s.alt_distance is not None:
+                    alts.append(s.alt_distance)
+                    if s.alt_distance > FAR:
+                        far.append(row)
+            elif s.resolution is not None:
+                one.append(s.resolution)
+    return {
+        "two_sided": {"count": len(two), "median_resolution": _median(two),
+                      "over_wide": len(wide)},
+        "alternatives": {"count": len(alts), "median_distance": _median(alts),
+                         "over_far": len(far)},
+        "one_sided": {"count": len(one), "median_margin": _median(one)},
+        "kinds": dict(sorted(kinds.items())),
+        "wide": wide, "far": far,
+        "degenerate": [{"notebook": f.notebook, "label": f.label, "expression": f.expression,
+                        "reason": f.reason} for f in (findings or [])],
+    }
+
+
+def sharpness_of_the_book() -> dict:
+    """:func:`summarise_sharpness` of the book's execution (``_build/claims``, root 0 at scale
+    1) and of the lectures' source (:mod:`lecnotes.book.claim_rules`)."""
+    from lecnotes.book import claim_rules
+
+    book = notebooks.ROOT / "_build" / "claims"
+    records = claims.load_records(book)
+    provenance = claims.load_provenance(book)
+    findings = [f for path in notebooks.lectures([])
+                for f in claim_rules.degenerate_alternatives(path)]
+    dates = sorted({p.get("executed", "?") for p in provenance.values()})
+    out = summarise_sharpness(records, findings)
+    out["source"] = (f"root 0, scale 1, {sum(map(len, records.values()))} claims of "
+                     f"{len(records)} lectures, executed {dates[0]} to {dates[-1]}"
+                     if dates else "no execution recorded")
+    return out
+
+
+def sharpness_section(sh: dict) -> list[str]:
+    """The page's section on how sharp the claims are: the distribution, then every claim
+    wider than a quarter of its reference, every alternative built from its claim's
+    tolerance, and every alternative further than :data:`FAR` tolerances."""
+    t, a, o = sh["two_sided"], sh["alternatives"], sh["one_sided"]
+
+    def pct(x):
+        return "-" if x is None else f"{100 * x:.2g}%"
+
+    lines = [
+        "", "## How sharp the claims are", "",
+        "Passing is not the whole story: a claim whose tolerance is half its value, or whose "
+        "alternative lies a hundred tolerances away, passes easily and shows little. Each claim "
+        "records its resolution (the deviation from its reference it can detect, relative to "
+        "the reference; for a bound, how far inside it the measurement lies), the distance of "
+        "its alternative in tolerances, and its kind (a limit, a finite-size statement, an "
+        "exact identity, an illustration); the claims ledger shows them claim by claim. From "
+        f"the book's own execution ({sh.get('source', 'root 0, scale 1')}):", "",
+        f"- **two-sided claims against a non-zero reference**: {t['count']}; median "
+        f"resolution {pct(t['median_resolution'])}; wider than {claims.WIDE:.0%}: "
+        f"{t['over_wide']} (each says why, listed below)",
+        f"- **their numerical alternatives**: {a['count']}; median distance "
+        f"{'-' if a['median_distance'] is None else format(a['median_distance'], '.3g')} "
+        f"tolerances; further than {FAR}: {a['over_far']}",
+        f"- **one-sided claims against a non-zero bound**: {o['count']}; median margin "
+        f"{pct(o['median_margin'])} of the bound",
+        "- **kinds**: " + ", ".join(f"{k} {v}" for k, v in sh["kinds"].items()),
+        f"- **alternatives computed from their claim's own tolerance or margin**: "
+        f"{len(sh['degenerate'])} (the strict build fails on any)",
+        "", f"### Claims wider than {claims.WIDE:.0%} of their reference", "",
+    ]
+    if sh["wide"]:
+        lines += ["| claim | resolution | kind | why it is still stated |", "|---|---|---|---|"]
+        for r in sh["wide"]:
+            why = (r["why_wide"] or "NOT STATED").replace("|", "/")
+            lines.append(f"| `{r['chapter']}:{r['label']}` | {pct(r['resolution'])} | "
+                         f"{r['kind']} | {why} |")
+    else:
+        lines.append("None.")
+    lines += ["", "### Alternatives built from the claim's own tolerance or margin", ""]
+    if sh["degenerate"]:
+        lines += ["| notebook | claim | alternative | why flagged |", "|---|---|---|---|"]
+        for r in sh["degenerate"]:
+            lines.append(f"| {r['notebook']} | `{r['label']}` | `{r['expression']}` | "
+                         f"{r['reason']} |")
+    else:
+        lines.append("None: every alternative is a value a competing explanation predicts, "
+                     "or the claim says why none applies.")
+    lines += ["", f"### Alternatives further than {FAR} tolerances", "",
+              "A distant alternative is rejected by construction; each of these is listed so "
+              "that a reader can ask whether a closer competitor exists.", ""]
+    if sh["far"]:
+        lines += ["| claim | sharpness |", "|---|---|"]
+        for r in sh["far"]:
+            lines.append(f"| `{r['chapter']}:{r['label']}` | {r['text'].replace('|', '/')} |")
+    else:
+        lines.append("None.")
+    return lines
+
+
+def page(summary: dict, scale_summary: dict | None = None,
+         sharp: dict | None = None) -> str:
     """The Markdown of ``book/robustness.md`` (with the scale section when there is a scale run)."""
     rows, roots = summary["claims"], summary["roots"]
     k = len(roots)
@@ -233,6 +381,8 @@ def page(summary: dict, scale_summary: dict | None = None) -> str:
             lines.append(f"- **{words}**: {meta[key]}")
     if meta.get("errors"):
         lines.append("- **lectures that raised an error**: " + ", ".join(meta["errors"]))
+    if sharp:
+        lines += sharpness_section(sharp)
     lines += ["", "## Claims that failed under some root", ""]
     if failing:
         lines += ["| claim | passed | failed under roots | worst measured | reference |",
@@ -377,11 +527,26 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh", action="store_true", help="redo tasks already done")
     ap.add_argument("--jobs", type=int, default=None, help=argparse.SUPPRESS)  # old spelling
     ap.add_argument("--report", action="store_true", help="only rewrite the page")
+    ap.add_argument("--sharpness", action="store_true",
+                    help="recompute the sharpness section from the book's execution "
+                         "(_build/claims) and the lectures' source, then the page")
     ap.add_argument("--resummarise", action="store_true",
                     help="recount the per-root records of the last run's roots, then the page")
     args = ap.parse_args(argv)
     workers = args.workers or args.jobs
     summary_path, scale_path = OUT / "summary.json", OUT / "scale.json"
+    sharp_path = OUT / "sharpness.json"
+    if args.sharpness:
+        sharp = sharpness_of_the_book()
+        OUT.mkdir(parents=True, exist_ok=True)
+        sharp_path.write_text(json.dumps(sharp, indent=1))
+        t = sharp["two_sided"]
+        print(f"sharpness: {t['count']} two-sided claims, median resolution "
+              f"{t['median_resolution']:.3g}, {t['over_wide']} wider than {claims.WIDE}; "
+              f"{len(sharp['degenerate'])} alternatives built from a tolerance")
+        if not summary_path.is_file():
+            return 0
+        args.report = True
     if args.scale is not None:
         if not args.scale > 0:
             ap.error("--scale must be positive")
@@ -424,7 +589,8 @@ def main(argv=None) -> int:
         PAGE.write_text(kept + "\n" + "\n".join(scale_section(scale_summary)) + "\n")
         print(f"scale: page {PAGE} (its robustness part kept from the last robustness run)")
         return 0
-    PAGE.write_text(page(summary, scale_summary))
+    sharp = json.loads(sharp_path.read_text()) if sharp_path.is_file() else None
+    PAGE.write_text(page(summary, scale_summary, sharp))
     rows, k = summary["claims"], len(summary["roots"])
     weak = [r for r in rows if r["passes"] < k - 1]
     total = len(rows) * k

@@ -5,10 +5,14 @@ Each lecture notebook records its claims (``lecnotes.book.claims``) in
 Sphinx's read phase; this extension fills the ``claims-ledger`` directive in the write phase
 (``doctree-resolved``), so the table reflects the execution that produced the pages.
 
-The build warns (and so fails under ``-W``) when a recorded claim failed, when a lecture
-in the table of contents has recorded no claim (a stale or partial ``_build``: run
-``jupyter-book clean .`` or build with ``--all``), and when a record was made with other
-``lecnotes`` sources than the ones being built (its provenance digest differs). Each chapter's
+Each row shows the claim's sharpness in words (``claims.sharpness_text``: what deviation it
+detects, how far its alternative lies, its kind). The build warns (and so fails under ``-W``)
+when a recorded claim failed (which includes a claim wider than a quarter of its reference
+without a stated reason), when a lecture's ``alternative=`` is computed from the claim's
+tolerance, t-factor or margin (``lecnotes.book.claim_rules``), when a lecture in the table
+of contents has recorded no claim (a stale or partial ``_build``: run ``jupyter-book clean
+.`` or build with ``--all``), and when a record was made with other ``lecnotes`` sources
+than the ones being built (its provenance digest differs). Each chapter's
 heading says which execution produced its claims.
 """
 
@@ -22,7 +26,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from lecnotes.book import claims
+from lecnotes.book import claim_rules, claims
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +139,21 @@ def _alternative(rec):
     return "-"
 
 
+def _sharpness(rec) -> str:
+    try:
+        return claims.sharpness_text(rec)
+    except (KeyError, TypeError, ValueError):
+        return "-"
+
+
+def source_warnings(notebook: Path) -> list[str]:
+    """The build's warnings on a lecture's source: every ``alternative=`` computed from its
+    claim's tolerance, t-factor or margin (:mod:`lecnotes.book.claim_rules`)."""
+    if not notebook.is_file():
+        return []
+    return [f.line() for f in claim_rules.degenerate_alternatives(notebook)]
+
+
 def power_unstated(rec) -> bool:
     """True when a claim names no alternative and gives no reason why none applies.
 
@@ -198,6 +217,8 @@ def _resolve(app, doctree, docname):
                 "the current %s (stale record: rebuild; the execution cache is keyed on the "
                 "sources)", lec, made_with, digest, location=docname,
             )
+        for line in source_warnings(Path(app.srcdir) / f"{lec}.ipynb"):
+            logger.warning("claims ledger: %s", line, location=docname)
         rows, chapter_fail = [], 0
         for rec in recs:
             ok = bool(rec["passed"])
@@ -225,7 +246,7 @@ def _resolve(app, doctree, docname):
                 internal=True, reftitle="the claim in its chapter")
             claim_cell += nodes.Text(" " + rec["statement"])
             rows.append([claim_cell, _fmt(rec["measured"]), _reference(rec),
-                         _alternative(rec)])
+                         _alternative(rec), _sharpness(rec)])
         n_total += len(rows)
         n_fail += chapter_fail
         n_alt += sum(rec.get("alternative") is not None for rec in recs)
@@ -247,8 +268,8 @@ def _resolve(app, doctree, docname):
             content += [
                 nodes.raw("", f'{opening}<summary class="ledger-summary">the {len(rows)} '
                           f"claims of this chapter</summary>", format="html"),
-                _table(["Claim", "Measured", "Reference", "Alternative"], rows,
-                       [58, 12, 16, 14]),
+                _table(["Claim", "Measured", "Reference", "Alternative", "Sharpness"], rows,
+                       [46, 10, 13, 12, 19]),
                 nodes.raw("", "</details>", format="html"),
             ]
         if stem in chapters:
@@ -262,8 +283,13 @@ def _resolve(app, doctree, docname):
         text=f"{n_total} claims in {len(lectures)} chapter{'s' * (len(lectures) != 1)}: "
         f"{n_total - n_fail} hold, {n_fail} fail. {n_alt} name the value a competing "
         "explanation predicts, which their test rejects; the others say why no competing "
-        "value applies (an exact identity, a bound from a theorem, an exact count). Each "
-        "chapter's table is folded under its heading."
+        "value applies (an exact identity, a bound from a theorem, an exact count). The "
+        "last column says how sharp each check is: the deviation from its reference it "
+        "detects (its tolerance relative to the reference) or, for a bound, how far inside "
+        "the measurement lies; how many tolerances (or margins) away its alternative lies; "
+        "and what the reference is (a limit, a finite-size statement, an exact identity, "
+        "an illustration). The robustness page gathers the distribution over the book. "
+        "Each chapter's table is folded under its heading."
     )
     for ph in placeholders:
         ph.replace_self([summary])

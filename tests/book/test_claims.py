@@ -48,10 +48,12 @@ def test_relations(relation, expected, measured, ok, tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     claims.start_chapter("99_rel")
     if ok:
-        assert claims.claim("r", "s", measured, expected, relation=relation, display=False).passed
+        assert claims.claim("r", "s", measured, expected, relation=relation, display=False,
+        why_wide="a unit test of the mechanism").passed
     else:
         with pytest.raises(claims.ClaimError):
-            claims.claim("r", "s", measured, expected, relation=relation, display=False)
+            claims.claim("r", "s", measured, expected, relation=relation, display=False,
+        why_wide="a unit test of the mechanism")
 
 
 def test_nan_measurement_fails(tmp_path, monkeypatch):
@@ -164,18 +166,47 @@ def test_a_failing_claim_fails_a_notebook_run(tmp_path):
     assert "99_broken:deliberately-broken" in proc.stdout
 
 
+@pytest.mark.slow  # executes a notebook: make test-slow, not make check
+def test_a_blunt_claim_fails_a_notebook_run(tmp_path):
+    """A claim wider than a quarter of its value without a stated reason fails the run (the
+    strict build renders that execution, so it fails too), naming the claim and the rule."""
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(textwrap.dedent(
+        """
+        from lecnotes.book import claims
+        claims.start_chapter("99_blunt")
+        claims.claim("blunt", "a slope of 1 within 40%", 1.1, 1.0, tol=0.4, alternative=2.0)
+        """))]
+    path = tmp_path / "blunt.ipynb"
+    nbformat.write(nb, path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax",
+         "--nbval-current-env", "-q", str(path), "-o", "addopts=", "-o", "testpaths="],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**__import__("os").environ, "LECNOTES_CLAIMS_DIR": str(tmp_path / "claims")},
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "99_blunt:blunt" in proc.stdout and "TOO WIDE" in proc.stdout
+
+
 def test_claim_mean_uses_a_student_t_interval(tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     claims.start_chapter("99_test")
     values = [0.9, 1.1, 1.0, 1.2, 0.8]  # mean 1.0, sem 0.0707, t_4(0.995) = 4.604
-    rec = claims.claim_mean("m", "mean one", values, 1.3, level=0.99, display=False)
+    rec = claims.claim_mean("m", "mean one", values, 1.3, level=0.99, display=False,
+        why_wide="a unit test of the mechanism")
     assert rec.tol == pytest.approx(4.604 * 0.0707107, rel=1e-3) and rec.passed
     with pytest.raises(AssertionError):  # 0.35 away is more than 0.3255
-        claims.claim_mean("m2", "mean one", values, 1.35, level=0.99, display=False)
+        claims.claim_mean("m2", "mean one", values, 1.35, level=0.99, display=False,
+        why_wide="a unit test of the mechanism")
     rec = claims.claim_mean("m3", "mean one", values, 1.35, level=0.99, allowance=0.05,
-                            display=False)
+                            display=False,
+        why_wide="a unit test of the mechanism")
     assert rec.passed
-    rec = claims.claim_mean("m4", "mean one", values, 1.6, display=False)  # default 0.999
+    rec = claims.claim_mean("m4", "mean one", values, 1.6, display=False,
+        why_wide="a unit test of the mechanism")  # default 0.999
     assert rec.tol == pytest.approx(8.610 * 0.0707107, rel=1e-3) and rec.passed
     assert rec.passed
     with pytest.raises(ValueError):
@@ -191,20 +222,25 @@ def test_a_claim_without_power_fails_and_says_so(tmp_path, monkeypatch):
     # 0.6 accepts both, so the claim certifies nothing
     with pytest.raises(AssertionError, match="NO POWER: the alternative -0.5"):
         claims.claim("flat", "independent of d", -0.02, 0.0, tol=0.6, alternative=-0.5,
-                     display=False)
+                     display=False,
+        why_wide="a unit test of the mechanism")
     rec = claims.load_records()["99_test"][-1]
     assert rec["powerless"] is True and rec["passed"] is False and rec["alternative"] == -0.5
     ok = claims.claim("flat2", "independent of d", -0.02, 0.0, tol=0.1, alternative=-0.5,
-                      display=False)
+                      display=False,
+        why_wide="a unit test of the mechanism")
     assert ok.passed and not ok.powerless and "alternative -0.5" in ok.line()
     for relation, expected, alt in [("<=", 1.0, 0.5), (">=", 0.0, 3.0), ("between", (0, 2), 1)]:
         with pytest.raises(AssertionError, match="NO POWER"):
             claims.claim("b", "bound", 0.5, expected, relation=relation, alternative=alt,
-                         display=False)
+                         display=False,
+        why_wide="a unit test of the mechanism")
     values = [0.9, 1.1, 1.0, 1.2, 0.8]  # interval 1.0 +- 0.61 at the default level 0.999
     with pytest.raises(AssertionError, match="NO POWER"):
-        claims.claim_mean("m", "mean one", values, 1.0, alternative=1.6, display=False)
-    assert claims.claim_mean("m", "mean one", values, 1.0, alternative=1.7, display=False).passed
+        claims.claim_mean("m", "mean one", values, 1.0, alternative=1.6, display=False,
+        why_wide="a unit test of the mechanism")
+    assert claims.claim_mean("m", "mean one", values, 1.0, alternative=1.7, display=False,
+        why_wide="a unit test of the mechanism").passed
 
 
 def test_no_alternative_is_recorded_and_exclusive(tmp_path, monkeypatch):
@@ -306,12 +342,14 @@ def test_a_claim_records_its_source(tmp_path, monkeypatch):
     monkeypatch.setenv("LECNOTES_CLAIMS_DIR", str(tmp_path))
     claims.start_chapter("99_test")
     rec = claims.claim("s", "a theorem", 1.0, 1.0, tol=0.1, no_alternative="x",
-                       source="dandi2024how", result="Theorem 1", display=False)
+                       source="dandi2024how", result="Theorem 1", display=False,
+        why_wide="a unit test of the mechanism")
     assert (rec.source, rec.result, rec.status) == ("dandi2024how", "Theorem 1", "reproduced")
     saved = claims.load_records()["99_test"][0]
     assert saved["source"] == "dandi2024how" and saved["status"] == "reproduced"
     m = claims.claim_mean("m", "a mean", [1.0, 1.1, 0.9], 1.0, no_alternative="x",
-                          source="ba2022high", status="finite-size correction", display=False)
+                          source="ba2022high", status="finite-size correction", display=False,
+        why_wide="a unit test of the mechanism")
     assert m.source == "ba2022high" and m.status == "finite-size correction"
     for bad in ({"source": "two words"}, {"result": "Theorem 1"}, {"status": "reproduced"},
                 {"source": "k", "status": "almost"}):

@@ -28,6 +28,17 @@ alternative would pass the same test, the claim has no power and fails, saying s
 with a statistical tolerance and no competing value says why in ``no_alternative``. The
 ledger shows either beside the reference.
 
+**Sharpness.** Power is not yes or no. Every record carries how sharp the claim is
+(:func:`sharpness`): its *resolution* (the tolerance relative to the reference for a two-sided
+claim; for a one-sided claim, the margin between the measured value and the bound, relative
+to the bound), the *distance of its alternative* (in tolerances, half-widths, or margins), and
+its *kind* (:data:`KINDS`: a limit, a finite-size statement, an exact identity, an
+illustration). A two-sided claim wider than :data:`WIDE` (a quarter of its reference) fails
+unless it says why it is still worth stating (``why_wide``). An alternative computed from
+the claim's own tolerance, t-factor or margin is not a competitor: that rule is checked on the
+notebooks' source (:mod:`lecnotes.book.claim_rules`), since a number alone cannot tell how it
+was made (a round tolerance of 0.05 puts an honest alternative 0.8 at exactly 4 tolerances).
+
 **Robustness runs.** With ``LECNOTES_CLAIMS_NO_RAISE=1`` a failing claim is recorded and shown
 but does not raise, so that one execution evaluates every claim of a chapter
 (``tools/robustness.py``).
@@ -52,6 +63,11 @@ from lecnotes.core import stats
 from lecnotes.core.scale import scale
 
 __all__ = [
+    "KINDS",
+    "WIDE",
+    "Sharpness",
+    "sharpness",
+    "sharpness_text",
     "Claim",
     "ClaimError",
     "claim",
@@ -70,6 +86,134 @@ __all__ = [
 RELATIONS = ("approx", "<=", ">=", "between")
 NO_RAISE = "LECNOTES_CLAIMS_NO_RAISE"
 """Environment variable: record failing claims without raising (robustness runs)."""
+
+
+KINDS = ("limit", "finite-size", "identity", "illustration")
+"""What a claim's reference is: a d -> infinity value (``limit``), a prediction or comparison at
+the sizes of the experiment (``finite-size``), an exact identity or closed form checked
+numerically (``identity``), or a phenomenon shown, not evidence for the theorem
+(``illustration``, whose statement says why)."""
+
+WIDE = 0.25
+"""A two-sided claim whose tolerance exceeds this fraction of its reference must say why it is
+still worth stating (``why_wide``)."""
+
+_EXACT = 1e-6
+"""A tolerance below this fraction of the reference (or absolute, for a zero reference) marks
+an exact identity when no kind is stated."""
+
+
+@dataclass(frozen=True)
+class Sharpness:
+    """How sharp a claim is (see :func:`sharpness`).
+
+    Attributes
+    ----------
+    resolution : float or None
+        Two-sided claims: the tolerance (half-width) relative to ``|reference|``. One-sided
+        claims: the margin between the measured value and the bound, relative to ``|bound|``
+        (negative when the claim fails). ``None`` when the reference is zero.
+    absolute : float
+        The same quantity, not divided by the reference.
+    alt_distance : float or None
+        Distance of the alternative from the reference in tolerances (two-sided), or from the
+        bound in units of the measured margin (one-sided); ``None`` without an alternative.
+    blunt : bool
+        A two-sided claim wider than :data:`WIDE` of its reference.
+    """
+
+    resolution: float | None
+    absolute: float
+    alt_distance: float | None
+    blunt: bool
+
+
+def sharpness(relation: str, measured: float, expected, tol, alternative=None) -> Sharpness:
+    """Resolution and distance of the alternative of one claim (DESIGN.md, *Sharpness*).
+
+    Parameters
+    ----------
+    relation : {"approx", "<=", ">=", "between"}
+    measured : float
+    expected : float or (float, float)
+        The reference (a bound, or an interval for ``"between"``).
+    tol : float or None
+        The tolerance of an ``"approx"`` claim.
+    alternative : float, optional
+
+    Returns
+    -------
+    Sharpness
+    """
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    if relation in ("approx", "between"):
+        if relation == "approx":
+            centre, half = float(expected), float(tol)
+        else:
+            lo, hi = (float(v) for v in expected)
+            centre, half = (lo + hi) / 2, (hi - lo) / 2
+        resolution = half / abs(centre) if centre != 0 else None
+        alt_distance = None
+        if alternative is not None and half > 0:
+            alt_distance = abs(float(alternative) - centre) / half
+        blunt = resolution is not None and resolution > WIDE
+        return Sharpness(resolution, half, alt_distance, bool(blunt))
+    bound = float(expected)
+    margin = (measured - bound) if relation == ">=" else (bound - measured)
+    resolution = margin / abs(bound) if bound != 0 else None
+    alt_distance = None
+    if alternative is not None and margin != 0 and not math.isnan(margin):
+        alt_distance = abs(float(alternative) - bound) / abs(margin)
+    return Sharpness(resolution, margin, alt_distance, False)
+
+
+def sharpness_text(rec: dict) -> str:
+    """The sharpness of a recorded claim in words a reader understands, e.g. "detects a
+    deviation of 5% of the reference; rejects 1.5 at 4.2 tolerances" (the ledger's column)."""
+    rel = rec["relation"]
+    s = sharpness(rel, rec["measured"], rec["expected"], rec.get("tol"), rec.get("alternative"))
+    kind = rec.get("kind") or _infer_kind(rel, rec["expected"], rec.get("tol"))
+    parts = []
+    if rel in ("approx", "between"):
+        ref = rec["expected"]
+        centre = abs(float(ref) if rel == "approx" else (float(ref[0]) + float(ref[1])) / 2)
+        if s.absolute <= _EXACT * max(1.0, centre):
+            parts.append("exact to rounding")
+        elif s.resolution is None:
+            parts.append(f"detects a deviation of {_fmt(s.absolute)} from 0")
+        else:
+            parts.append(f"detects a deviation of {_pct(s.resolution)} of the reference")
+        if s.alt_distance is not None:
+            parts.append(f"rejects {_fmt(rec['alternative'])} at {s.alt_distance:.3g} "
+                         "tolerances")
+    else:
+        side = "inside" if s.absolute >= 0 else "OUTSIDE"
+        where = (f"{_pct(abs(s.resolution))} of the bound" if s.resolution is not None
+                 else _fmt(abs(s.absolute)))
+        parts.append(f"measured {where} {side} the bound")
+        if s.alt_distance is not None:
+            parts.append(f"alternative {_fmt(rec['alternative'])} lies {s.alt_distance:.3g} "
+                         "margins from the bound")
+    text = "; ".join(parts) + f" ({kind}{'' if rec.get('kind') else ', inferred'})"
+    if rec.get("why_wide"):
+        text += "; wide because " + rec["why_wide"]
+    return text
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%"
+
+
+def _infer_kind(relation, expected, tol) -> str:
+    """``identity`` for a tolerance at rounding level, ``finite-size`` otherwise (when the
+    claim does not state its kind)."""
+    if relation == "approx" and tol is not None:
+        if float(tol) <= _EXACT * max(1.0, abs(float(expected))):
+            return "identity"
+    if relation == "<=" and 0 <= float(expected) <= _EXACT:
+        return "identity"
+    return "finite-size"
 
 
 class ClaimError(AssertionError):
@@ -94,6 +238,11 @@ class Claim:
     source: str | None = None
     result: str | None = None
     status: str | None = None
+    kind: str | None = None
+    why_wide: str | None = None
+    resolution: float | None = None
+    alt_distance: float | None = None
+    blunt: bool = False
 
     def reference_text(self) -> str:
         if self.relation == "approx":
@@ -111,6 +260,9 @@ class Claim:
         mark = "PASS" if self.passed else "FAIL"
         power = (f"; NO POWER: the alternative {_fmt(self.alternative)} would pass as well"
                  if self.powerless else "")
+        if self.blunt:
+            power += (f"; TOO WIDE: the tolerance is {_pct(self.resolution)} of the reference "
+                      f"(more than {WIDE:.0%}) and the claim does not say why (why_wide=)")
         return (
             f"[{mark}] claim {self.chapter}:{self.label}: {self.statement} "
             f"(measured {_fmt(self.measured)}, expected {self.reference_text()}{power})"
@@ -286,6 +438,8 @@ def claim(
     source: str | None = None,
     result: str | None = None,
     status: str | None = None,
+    kind: str | None = None,
+    why_wide: str | None = None,
     display: bool = True,
 ) -> Claim:
     r"""Check a claim of the text, show it, record it, and fail loudly if it does not hold.
@@ -317,6 +471,12 @@ def claim(
         How the check relates to the published statement (default ``"reproduced"`` when a
         ``source`` is given): as stated, with a finite-size correction the statement names,
         or not reproduced (the claim then asserts the disagreement and says why).
+    kind : {"limit", "finite-size", "identity", "illustration"}, optional
+        What the reference is (:data:`KINDS`); inferred when not given (``identity`` for a
+        tolerance at rounding level, ``finite-size`` otherwise) and marked so in the ledger.
+    why_wide : str, optional
+        Why a two-sided claim whose tolerance exceeds :data:`WIDE` of its reference is still
+        worth stating; required for such a claim.
     display : bool
         Show the claim in the notebook (HTML in Jupyter, one line of text elsewhere).
 
@@ -327,7 +487,8 @@ def claim(
     Raises
     ------
     ClaimError
-        If the claim fails or has no power (after recording it), unless
+        If the claim fails, has no power, or is wider than :data:`WIDE` without ``why_wide``
+        (after recording it), unless
         ``LECNOTES_CLAIMS_NO_RAISE=1``.
     ValueError
         For malformed input (unknown relation, missing tolerance, NaN measurement...).
@@ -365,11 +526,18 @@ def claim(
     if alt is not None and math.isnan(alt):
         raise ValueError("the alternative must be a number, got NaN")
     source, result, status = _source(source, result, status)
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if why_wide is not None and (not isinstance(why_wide, str) or not why_wide.strip()):
+        raise ValueError("why_wide must be a sentence")
+    sharp = sharpness(relation, m, e, tol, alt)
+    blunt = sharp.blunt and why_wide is None
     powerless = alt is not None and _holds(relation, alt, e, tol)
-    passed = _holds(relation, m, e, tol) and not powerless
+    passed = _holds(relation, m, e, tol) and not powerless and not blunt
     chapter = _state["chapter"] or "unassigned"
     record = Claim(chapter, label, statement, m, e, relation, tol, bool(passed), alt,
-                   no_alternative, bool(powerless), source, result, status)
+                   no_alternative, bool(powerless), source, result, status, kind, why_wide,
+                   sharp.resolution, sharp.alt_distance, bool(blunt))
     _append(record)
     if display:
         _show(record)
@@ -422,6 +590,8 @@ def claim_mean(
     source: str | None = None,
     result: str | None = None,
     status: str | None = None,
+    kind: str | None = None,
+    why_wide: str | None = None,
     display: bool = True,
 ) -> Claim:
     """Claim that the mean over seeds of ``values`` is ``expected``, within a Student-t interval.
@@ -447,6 +617,8 @@ def claim_mean(
         applies.
     source, result, status
         As for :func:`claim`: the paper whose result is checked.
+    kind, why_wide
+        As for :func:`claim`: what the reference is, and why a wide claim is worth stating.
     display : bool
         As for :func:`claim`.
 
@@ -464,7 +636,7 @@ def claim_mean(
     tol = stats.t_factor(values.size, level) * float(sem) + allowance
     return claim(label, statement, float(m), expected, tol=tol, alternative=alternative,
                  no_alternative=no_alternative, source=source, result=result, status=status,
-                 display=display)
+                 kind=kind, why_wide=why_wide, display=display)
 
 
 def anchor(prefix: str, chapter: str, label: str) -> str:
