@@ -35,6 +35,7 @@ __all__ = [
     "DepthSweep",
     "depth_sweep",
     "log_crossing",
+    "low_degree_errors",
 ]
 
 STAGE_SPLIT = (0.75, 0.125, 0.125)
@@ -462,6 +463,51 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                     pred = relu_ntk(Xt, Xk[:n]) @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
+
+
+def low_degree_errors(d, n, seeds, c, degree=2, n_test=20000, eps=0.5, rng=None):
+    r"""Test error, divided by that of the constant :math:`\mathbb Ey` on the same test points
+    (the heavy tail of :math:`y` makes this ratio far less noisy than a division by
+    :math:`\operatorname{Var}y`), of least squares (ridge
+    :math:`10^{-3}`) on all Hermite polynomials of :math:`x` of degree at most ``degree``: the
+    learner that {prf:ref}`prop-ch10-shallow` says a kernel is equivalent to when
+    :math:`d^{l+\delta}\le n\le d^{l+1-\delta}`, whose error tends to {eq}`eq-ch10-floor` for
+    ``degree`` 2 or 3 once :math:`n` is large against the number of polynomials.
+
+    Parameters
+    ----------
+    d, n : int
+        Input dimension (>= 4) and training samples.
+    seeds : int
+        Number of seeds.
+    c : float
+        Quadratic coefficient of the link.
+    degree : int
+        Largest degree (>= 1).
+    n_test : int
+        Test samples.
+    eps : float
+        Latent exponent.
+    rng : Generator, int or None
+        Parent random state (streams ``(d, seed, 15)`` training, ``(d, seed, 16)`` test).
+
+    Returns
+    -------
+    ndarray (seeds,)
+    """
+    d = V.positive_int(d, "d", minimum=4)
+    n, seeds = V.positive_int(n, "n"), V.positive_int(seeds, "seeds")
+    n_test = V.positive_int(n_test, "n_test")
+    r = latent_rank(d, eps)
+    index = M.hermite_index(d, degree)
+    law = T.feature_law(r, c)
+    out = np.empty(seeds)
+    for s in range(seeds):
+        X, y = sample_sight(d, r, n, c, V.stream(rng, d, s, 15))
+        Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 16))
+        null = float(np.mean((yt - law.mean) ** 2))
+        out[s] = M.latent_ridge_errors(np.eye(d), X, y, Xt, yt, index, [1e-3])[0] / null
+    return out
 
 
 def log_crossing(x, values, level, log_values=False):

@@ -20,11 +20,11 @@ from itertools import combinations_with_replacement
 import numpy as np
 import scipy.linalg as sla
 
+from lecnotes.core import stats
 from lecnotes.core import validate as V
-from lecnotes.hierarchical import theory as T
 
 __all__ = ["MATCHED_RIDGES", "hermite_index", "hermite_features", "latent_ridge_errors",
-           "low_degree_errors"]
+           "welch_z"]
 
 MATCHED_RIDGES = np.array([1e-3, 1e-2, 1e-1, 1.0])
 """Ridges tried by the matched learner (units of the identity); the best on the test set."""
@@ -128,48 +128,31 @@ def latent_ridge_errors(U, X, y, Xt, yt, index, ridges=MATCHED_RIDGES):
     return out
 
 
-def low_degree_errors(d, n, seeds, c, degree=2, n_test=20000, eps=0.5, rng=None):
-    r"""Test error, divided by that of the constant :math:`\mathbb Ey` on the same test points
-    (the heavy tail of :math:`y` makes this ratio far less noisy than a division by
-    :math:`\operatorname{Var}y`), of least squares (ridge
-    :math:`10^{-3}`) on all Hermite polynomials of :math:`x` of degree at most ``degree``: the
-    learner that {prf:ref}`prop-ch10-shallow` says a kernel is equivalent to when
-    :math:`d^{l+\delta}\le n\le d^{l+1-\delta}`, whose error tends to {eq}`eq-ch10-floor` for
-    ``degree`` 2 or 3 once :math:`n` is large against the number of polynomials.
+def welch_z(a, se_a, n_a, b, se_b, n_b):
+    r"""The difference of two means over independent seeds in standard errors, and the
+    Student-:math:`t` factor (level ``stats.CLAIM_LEVEL``) of its Welch-Satterthwaite degrees
+    of freedom, rounded down: the comparison of two growth exponents
+    ({prf:ref}`ex-ch10-exponents`).
 
     Parameters
     ----------
-    d, n : int
-        Input dimension (>= 4) and training samples.
-    seeds : int
-        Number of seeds.
-    c : float
-        Quadratic coefficient of the link.
-    degree : int
-        Largest degree (>= 1).
-    n_test : int
-        Test samples.
-    eps : float
-        Latent exponent.
-    rng : Generator, int or None
-        Parent random state (streams ``(d, seed, 15)`` training, ``(d, seed, 16)`` test).
+    a, se_a : float
+        First mean and its standard error.
+    n_a : int
+        Its number of seeds (>= 2).
+    b, se_b, n_b
+        The same for the second mean.
 
     Returns
     -------
-    ndarray (seeds,)
+    z : float
+        :math:`(a-b)/\sqrt{se_a^2+se_b^2}`.
+    t : float
+        The :math:`t` factor the one-sided claim :math:`z\ge t` uses.
     """
-    from lecnotes.hierarchical.experiments import latent_rank, sample_sight
-
-    d = V.positive_int(d, "d", minimum=4)
-    n, seeds = V.positive_int(n, "n"), V.positive_int(seeds, "seeds")
-    n_test = V.positive_int(n_test, "n_test")
-    r = latent_rank(d, eps)
-    index = hermite_index(d, degree)
-    law = T.feature_law(r, c)
-    out = np.empty(seeds)
-    for s in range(seeds):
-        X, y = sample_sight(d, r, n, c, V.stream(rng, d, s, 15))
-        Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 16))
-        null = float(np.mean((yt - law.mean) ** 2))
-        out[s] = latent_ridge_errors(np.eye(d), X, y, Xt, yt, index, [1e-3])[0] / null
-    return out
+    n_a, n_b = V.positive_int(n_a, "n_a", minimum=2), V.positive_int(n_b, "n_b", minimum=2)
+    va, vb = float(se_a) ** 2, float(se_b) ** 2
+    if not (va > 0 and vb > 0):
+        raise ValueError("the standard errors must be positive")
+    df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    return (float(a) - float(b)) / math.sqrt(va + vb), stats.t_factor(int(df) + 1)
