@@ -52,7 +52,8 @@ def test_one_giant_step_matches_the_models_giant_step_per_seed():
         want = giant_step(W0[s], a0[s], X[s], y[s], eta0 * p * math.sqrt(n / d),
                           scaling=p**-0.5)
         np.testing.assert_allclose(got[s], want, rtol=1e-12)
-        np.testing.assert_allclose(SH.relu_features(X, W0)[s], features(W0[s], X[s]))
+        np.testing.assert_allclose(SH.relu_features(X, W0)[s], features(W0[s], X[s]),
+                                   rtol=1e-5, atol=1e-5)  # single precision
     with pytest.raises(ValueError):
         SH.one_giant_step(W0[0], a0, X, y)
 
@@ -88,14 +89,14 @@ def test_shallow_sweep_matches_a_direct_computation():
             F, Ft = features(Wrf, Xa[:n]), features(Wrf, Xt)
             lams = np.trace(F.T @ F / n) / p * SH.RIDGES
             rf = min(_direct_ridge_error(F, ya[:n], Ft, yt, lam) for lam in lams) / var
-            assert sw.rf_error[s, 0, i] == pytest.approx(rf, rel=1e-8)
+            assert sw.rf_error[s, 0, i] == pytest.approx(rf, rel=1e-3)  # single precision
             h = n // 2
             W1 = giant_step(W0, a0, Xs[:h], ys[:h], eta0 * p * math.sqrt(h / d),
                             scaling=p**-0.5)
             F, Ft = features(W1, Xr[:h]), features(W1, Xt)
             lams = np.trace(F.T @ F / h) / p * SH.RIDGES
             gs = min(_direct_ridge_error(F, yr[:h], Ft, yt, lam) for lam in lams) / var
-            assert sw.gs_error[s, 0, i] == pytest.approx(gs, rel=1e-8)
+            assert sw.gs_error[s, 0, i] == pytest.approx(gs, rel=1e-3)
             lat = np.mean(np.sum(W1[:, :r] ** 2, 1) / np.sum(W1[:, :d] ** 2, 1))
             assert sw.gs_latent[s, 0, i] == pytest.approx(lat, rel=1e-10)
 

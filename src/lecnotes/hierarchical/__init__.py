@@ -6,12 +6,14 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 * :mod:`lecnotes.hierarchical.experiments` - the three stages and the kernel baseline;
 * :mod:`lecnotes.hierarchical.shallow` - random features and the one-giant-step network on the
   same budgets;
+* :mod:`lecnotes.hierarchical.matched` - the matched two-layer learner (learned subspace, then
+  a polynomial ridge on the latent coordinates) and the low-degree predictor of the floor;
 * :mod:`lecnotes.hierarchical.joint` - a three-layer network trained jointly by giant steps;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
 
-from lecnotes.hierarchical import experiments, explorer, grading, joint, shallow, theory
+from lecnotes.hierarchical import experiments, explorer, grading, joint, matched, shallow, theory
 from lecnotes.hierarchical.experiments import (
     DepthSweep,
     Stage1Sweep,
@@ -20,6 +22,7 @@ from lecnotes.hierarchical.experiments import (
     feature_overlap,
     latent_rank,
     log_crossing,
+    low_degree_errors,
     quadratic_feature,
     sample_sight,
     stage_one_subspace,
@@ -29,6 +32,7 @@ from lecnotes.hierarchical.experiments import (
 )
 from lecnotes.hierarchical.grading import check_feature_overlap
 from lecnotes.hierarchical.joint import JointSweep, joint_sweep
+from lecnotes.hierarchical.matched import latent_ridge_errors, welch_z
 from lecnotes.hierarchical.shallow import ShallowSweep, null_errors, shallow_sweep, trend_size
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "explorer",
     "grading",
     "joint",
+    "matched",
     "shallow",
     "theory",
     "check_feature_overlap",
@@ -58,4 +63,7 @@ __all__ = [
     "trend_size",
     "JointSweep",
     "joint_sweep",
+    "latent_ridge_errors",
+    "low_degree_errors",
+    "welch_z",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import hermite_polys
+from lecnotes.hierarchical import matched as M
 from lecnotes.hierarchical import theory as T
 from lecnotes.models.kernel_methods import kernel_ridge
 from lecnotes.models.kernels import relu_ntk
@@ -34,6 +35,7 @@ __all__ = [
     "DepthSweep",
     "depth_sweep",
     "log_crossing",
+    "low_degree_errors",
 ]
 
 STAGE_SPLIT = (0.75, 0.125, 0.125)
@@ -331,6 +333,10 @@ class DepthSweep(NamedTuple):
     kernel_ns: np.ndarray
     kernel_error: np.ndarray
     """Normalised test error of kernel ridge with the ReLU NTK (the lazy two-layer network)."""
+    matched_error: np.ndarray | None = None
+    """Normalised test error of the matched two-layer learner (same stage-one subspace, then
+    ridge on the degree-4 Hermite features of the latent coordinates,
+    :mod:`lecnotes.hierarchical.matched`), ``[seed, size, n]``, NaN where not run."""
 
 
 def _link_features(hh, lo, hi):
@@ -355,8 +361,7 @@ def _deep_error(U, r, X2, y2, X3, y3, Xt, yt, var):
 
 
 def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_seeds=None,
-                lam=1e-3,
-                n_test=2000, eps=0.5, rng=None):
+                lam=1e-3, n_test=2000, eps=0.5, matched_seeds=0, matched_at=(), rng=None):
     r"""Test error against :math:`n` of the three-layer network trained layer by layer
     ({prf:ref}`thm-ch10-layerwise`; a budget of :math:`n` fresh samples split over the stages
     as :data:`STAGE_SPLIT`) and of kernel ridge regression with the ReLU NTK on all
@@ -384,6 +389,13 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
         Test samples.
     eps : float
         Latent exponent.
+    matched_seeds : int
+        Seeds (the first ones, same data and same stage one) on which the matched two-layer
+        learner of {prf:ref}`ex-ch10-exponents` (b) is also run, on the samples of stages 2
+        and 3 (default 0: not run).
+    matched_at : sequence of int
+        Indices of ``ns`` at which it is run (its cost grows like
+        :math:`n\binom{r+4}{4}^2`).
     rng : Generator, int or None
         Parent random state (streams ``(d, seed, 3..5)`` for the three stages, whose
         concatenation trains the kernel, and ``(d, seed, 6)`` for the test set).
@@ -404,10 +416,18 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     n_test = V.positive_int(n_test, "n_test")
     lam = V.nonneg_float(lam, "lam")
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
-    kns = _positive_grid(kernel_ns, "kernel_ns")
-    if np.any(kns < 16) or np.any(kns != np.round(kns)) or kns[-1] > ns[-1]:
+    kns = np.asarray(kernel_ns, float) if len(kernel_ns) == 0 else _positive_grid(
+        kernel_ns, "kernel_ns")
+    if np.any(kns < 16) or np.any(kns != np.round(kns)) or np.any(kns > ns[-1]):
         raise ValueError(f"kernel_ns must hold integers in 16..{ns[-1]}")
     kns = kns.astype(int)
+    mseeds = V.positive_int(matched_seeds, "matched_seeds", minimum=0)
+    if mseeds > seeds:
+        raise ValueError(f"matched_seeds must be an integer in 0..{seeds}, got {mseeds}")
+    at = {V.positive_int(int(i), "matched_at", minimum=0) for i in matched_at}
+    if any(i >= len(ns) for i in at):
+        raise ValueError(f"matched_at must hold indices in 0..{len(ns) - 1}")
+    merr = np.full((mseeds, len(dims), len(ns)), np.nan)
     shape = (seeds, len(dims), len(ns))
     err, q1, rho2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     kerr = np.full((kseeds, len(dims), len(kns)), np.nan)
@@ -416,6 +436,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
         sizes = np.maximum((ns[:, None] * split[None, :]).astype(int), 8)  # (len(ns), 3)
+        index = M.hermite_index(r, 4) if mseeds else None
         for s in range(seeds):
             data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k))
                     for k in range(3)]
@@ -430,6 +451,10 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 q1[s, j, i] = subspace_overlap(U, r)
                 err[s, j, i], rho2[s, j, i] = _deep_error(
                     U, r, X2[:n2], y2[:n2], X3[:n3], y3[:n3], Xt, yt, var)
+                if s < mseeds and i in at:
+                    Xb = np.concatenate([X2[:n2], X3[:n3]])
+                    yb = np.concatenate([y2[:n2], y3[:n3]])
+                    merr[s, j, i] = M.latent_ridge_errors(U, Xb, yb, Xt, yt, index).min() / var
             if s < kseeds:
                 Xk = np.concatenate([X1, X2, X3])
                 yk = np.concatenate([y1, y2, y3])
@@ -437,7 +462,52 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                     coef = kernel_ridge(relu_ntk(Xk[:n]), yk[:n] - np.mean(yk[:n]), lam)
                     pred = relu_ntk(Xt, Xk[:n]) @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
-    return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr)
+    return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
+
+
+def low_degree_errors(d, n, seeds, c, degree=2, n_test=20000, eps=0.5, rng=None):
+    r"""Test error, divided by that of the constant :math:`\mathbb Ey` on the same test points
+    (the heavy tail of :math:`y` makes this ratio far less noisy than a division by
+    :math:`\operatorname{Var}y`), of least squares (ridge
+    :math:`10^{-3}`) on all Hermite polynomials of :math:`x` of degree at most ``degree``: the
+    learner that {prf:ref}`prop-ch10-shallow` says a kernel is equivalent to when
+    :math:`d^{l+\delta}\le n\le d^{l+1-\delta}`, whose error tends to {eq}`eq-ch10-floor` for
+    ``degree`` 2 or 3 once :math:`n` is large against the number of polynomials.
+
+    Parameters
+    ----------
+    d, n : int
+        Input dimension (>= 4) and training samples.
+    seeds : int
+        Number of seeds.
+    c : float
+        Quadratic coefficient of the link.
+    degree : int
+        Largest degree (>= 1).
+    n_test : int
+        Test samples.
+    eps : float
+        Latent exponent.
+    rng : Generator, int or None
+        Parent random state (streams ``(d, seed, 15)`` training, ``(d, seed, 16)`` test).
+
+    Returns
+    -------
+    ndarray (seeds,)
+    """
+    d = V.positive_int(d, "d", minimum=4)
+    n, seeds = V.positive_int(n, "n"), V.positive_int(seeds, "seeds")
+    n_test = V.positive_int(n_test, "n_test")
+    r = latent_rank(d, eps)
+    index = M.hermite_index(d, degree)
+    law = T.feature_law(r, c)
+    out = np.empty(seeds)
+    for s in range(seeds):
+        X, y = sample_sight(d, r, n, c, V.stream(rng, d, s, 15))
+        Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 16))
+        null = float(np.mean((yt - law.mean) ** 2))
+        out[s] = M.latent_ridge_errors(np.eye(d), X, y, Xt, yt, index, [1e-3])[0] / null
+    return out
 
 
 def log_crossing(x, values, level, log_values=False):

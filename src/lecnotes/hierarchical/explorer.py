@@ -164,10 +164,12 @@ def stage_explorer(state=None):
     return build_explorer(controls, draw, initial)
 
 
-def depth_figure(sweep, floors):
+def depth_figure(sweep, floors, matched=None):
     r"""Test error against :math:`n` (log-log) of the three-layer network trained layer by
-    layer (solid) and of kernel ridge with the ReLU NTK (open), one colour per :math:`d`,
-    with the kernel floor {eq}`eq-ch10-floor` of each :math:`d` (dotted).
+    layer (solid), of kernel ridge with the ReLU NTK (open circles, where it was run) and of
+    the matched two-layer learner of {prf:ref}`ex-ch10-exponents` (b) (open squares, dashed),
+    one colour per :math:`d`, with the kernel floor {eq}`eq-ch10-floor` of each :math:`d`
+    (dotted).
 
     Parameters
     ----------
@@ -175,6 +177,9 @@ def depth_figure(sweep, floors):
         From :func:`lecnotes.hierarchical.experiments.depth_sweep`.
     floors : array_like
         The floor of each size.
+    matched : DepthSweep, optional
+        A sweep with ``matched_error`` (its own sizes, coloured as the sizes of ``sweep``
+        with the same :math:`d`).
 
     Returns
     -------
@@ -193,10 +198,19 @@ def depth_figure(sweep, floors):
         col = pal[j % 6]
         plotting.errorbar_over_seeds(ax, sweep.ns, sweep.deep_error[:, j], color=col,
                                      label=f"three layers, $d = {d}$")
-        m, se = stats.mean_and_error(sweep.kernel_error[:, j])
-        ax.errorbar(sweep.kernel_ns, m, se, color=col, marker="o", mfc="white", ls=":",
-                    capsize=2, label=f"kernel (NTK), $d = {d}$")
+        if sweep.kernel_error.size:
+            m, se = stats.mean_and_error(sweep.kernel_error[:, j])
+            ax.errorbar(sweep.kernel_ns, m, se, color=col, marker="o", mfc="white", ls=":",
+                        capsize=2, label=f"kernel (NTK), $d = {d}$")
         ax.axhline(floors[j], color=col, ls=(0, (1, 2)), lw=0.9)
+    if matched is not None:
+        for j, d in enumerate(matched.dims):
+            hit = np.flatnonzero(sweep.dims == d)
+            col = pal[int(hit[0]) % 6] if hit.size else pal[(j + 3) % 6]
+            ok = ~np.isnan(matched.matched_error[0, j])
+            m, se = stats.mean_and_error(matched.matched_error[:, j][:, ok])
+            ax.errorbar(matched.ns[ok], m, se, color=col, marker="s", mfc="white", ls="--",
+                        capsize=2, label=f"two layers, learned subspace, $d = {d}$")
     ax.set(xscale="log", yscale="log", xlabel="$n$ (samples)",
            ylabel=r"test error $/\,\mathrm{Var}\,y$")
     ticks = [int(v) for v in sweep.ns[::2]]
@@ -239,14 +253,17 @@ def shallow_figure(deep, shallow, null, floors):
     S = deep.deep_error.shape[0]
     if null.shape[0] < S or null.shape[1] != len(deep.dims) or floors.shape != deep.dims.shape:
         raise ValueError("null needs (seeds, sizes) and floors one value per size")
-    k = shallow.rf_error.shape[0]
+    k, kg = shallow.rf_error.shape[0], shallow.gs_error.shape[0]
+    if null.shape[0] < kg:
+        raise ValueError("null needs at least as many seeds as the shallow sweep")
     fig, axes = plt.subplots(1, len(deep.dims), figsize=(7.5, 3.2),
                              layout="constrained", sharey=True, squeeze=False)
     pal = plotting.PALETTE
     curves = [("three layers, layer-wise", deep.deep_error / null[:S, :, None], "-", "o"),
               (f"two layers, one giant step ($p = {shallow.width}$)",
-               shallow.gs_error / null[:k, :, None], "--", "s"),
-              (f"random features ($p = {shallow.width}$)", shallow.rf_error / null[:k, :, None],
+               shallow.gs_error / null[:kg, :, None], "--", "s"),
+              (f"random features ($p = {shallow.width}$, width-limited)",
+               shallow.rf_error / null[:k, :, None],
                ":", "^")]
     for j, (ax, d) in enumerate(zip(axes[0], deep.dims, strict=True)):
         for i, (name, err, ls, mk) in enumerate(curves):

@@ -39,7 +39,7 @@ from lecnotes.hierarchical.experiments import latent_rank
 from lecnotes.hierarchical.shallow import RIDGES, ridge_path_errors
 
 __all__ = ["init_network", "forward", "joint_gradients", "joint_step", "JointSweep",
-           "joint_sweep"]
+           "MODES", "joint_sweep"]
 
 
 def init_network(gens, d, p1, p2):
@@ -239,8 +239,13 @@ def _readout(W1, W2, a, batch, test, chunk, var):
     return out[0] / var, np.sqrt(np.clip(1 - out[1] / h_var, 0.0, 1.0))
 
 
+MODES = ("joint", "first", "second")
+"""Which layers a step moves: both, only :math:`(W_1, b_1)` (the second layer frozen), or only
+:math:`(W_2, b_2)` (the first layer frozen)."""
+
+
 def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=2000, eps=0.5,
-                chunk=4096, rng=None):
+                chunk=4096, mode="joint", rng=None):
     r"""Joint giant steps on the three-layer network, measured after each step (module
     docstring): the first layer's latent energy, the second-layer features' correlation with
     :math:`h` and the test error ({prf:ref}`def-ch10-sight`, {prf:ref}`thm-ch10-layerwise`).
@@ -268,6 +273,9 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
         Latent exponent.
     chunk : int
         Largest block of samples handled at once.
+    mode : str
+        One of :data:`MODES`: the controls that freeze one layer use the same initialisation,
+        batches and step sizes as the joint steps.
     rng : Generator, int or None
         Parent random state: streams ``(d, seed, 6)`` test set, ``(d, seed, 12)`` the
         initialisation, ``(d, seed, 13)`` the ridge batch, ``(d, seed, 14, i, t)`` the batch
@@ -288,6 +296,8 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
     seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
     p1, p2 = V.positive_int(p1, "p1", minimum=2), V.positive_int(p2, "p2", minimum=2)
     eta0 = V.positive_float(eta0, "eta0")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     n_test, chunk = V.positive_int(n_test, "n_test"), V.positive_int(chunk, "chunk")
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
     shape = (seeds, len(dims), len(ns), steps + 1)
@@ -311,8 +321,8 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
                     for s0 in range(0, n, chunk):
                         X, y, _ = _draw(gens, min(chunk, n - s0), d, r, c)
                         b1, b2 = joint_gradients(W1, W2, a, X, y)
-                        g1 += b1
-                        g2 += b2
+                        g1 += b1 * (mode != "second")
+                        g2 += b2 * (mode != "first")
                     W1, W2 = joint_step(W1, W2, a, g1, g2, n, eta0, norms)
                 w = W1[:, :, :d]
                 lat[:, j, i, t] = np.sum(w[:, :, :r] ** 2, (1, 2)) / np.sum(w**2, (1, 2))

@@ -89,7 +89,9 @@ def ridge_path_errors(gram, rhs, ybar, gram_t, rhs_t, fbar_t, y2_t, lams):
 
 
 def relu_features(X, W):
-    r"""ReLU features :math:`\sigma(XW^\top)` batched over seeds (axis 0).
+    r"""ReLU features :math:`\sigma(XW^\top)` batched over seeds (axis 0), in single precision
+    (the Gram matrices built from them are summed in single precision over blocks of at most
+    a few thousand samples and accumulated in double).
 
     Parameters
     ----------
@@ -100,7 +102,8 @@ def relu_features(X, W):
     -------
     ndarray (S, n, p)
     """
-    return np.maximum(np.matmul(X, np.swapaxes(W, -1, -2)), 0.0)
+    F = np.matmul(np.asarray(X, np.float32), np.swapaxes(np.asarray(W, np.float32), -1, -2))
+    return np.maximum(F, 0.0, out=F)
 
 
 def one_giant_step(W0, a0, X, y, eta0=1.0):
@@ -171,14 +174,16 @@ def _layer(gens, p, d):
 
 
 def _moments(F, y, ybar=None):
-    """Gram, F^T y, F^T 1 (sums) of a block, batched over seeds."""
-    return (np.matmul(np.swapaxes(F, -1, -2), F), np.einsum("snp,sn->sp", F, y),
-            F.sum(axis=1))
+    """Gram, F^T y, F^T 1 (sums) of a block, batched over seeds, in double precision."""
+    return (np.matmul(np.swapaxes(F, -1, -2), F).astype(float),
+            np.einsum("snp,sn->sp", F, y.astype(np.float32)).astype(float),
+            F.sum(axis=1, dtype=float))
 
 
 def _best(gram, fy, f1, ysum, n, test, var):
     """Oracle-ridge normalised test error from sums over n training samples."""
     Ft, yt = test
+    Ft = Ft.astype(float)
     ybar = ysum / n
     G, b = gram / n, (fy - ybar[:, None] * f1) / n
     nt = yt.shape[1]
@@ -246,7 +251,7 @@ def _segments(ns, chunk):
 
 
 def shallow_sweep(dims, ns, seeds, c, p=512, eta0=1.0, n_test=2000, eps=0.5, chunk=4096,
-                  rng=None):
+                  rf_seeds=None, rng=None):
     r"""Random-features ridge and the one-giant-step network against :math:`n`
     ({prf:ref}`prop-ch10-shallow`), on the budgets ``ns`` of the deep learner.
 
@@ -270,6 +275,9 @@ def shallow_sweep(dims, ns, seeds, c, p=512, eta0=1.0, n_test=2000, eps=0.5, chu
         Latent exponent.
     chunk : int
         Largest block of samples handled at once.
+    rf_seeds : int, optional
+        Random features only on the first ``rf_seeds`` seeds (default all; ``rf_error`` has
+        that many rows).
     rng : Generator, int or None
         Parent random state: streams ``(d, seed, 6)`` test set (as in ``depth_sweep``),
         ``(d, seed, 7)`` random-features data, ``(d, seed, 8)`` and ``(d, seed, 9)`` the
@@ -286,21 +294,25 @@ def shallow_sweep(dims, ns, seeds, c, p=512, eta0=1.0, n_test=2000, eps=0.5, chu
         raise ValueError("ns must hold increasing integers >= 16")
     ns = ns.astype(int)
     seeds, p = V.positive_int(seeds, "seeds"), V.positive_int(p, "p", minimum=2)
+    srf = seeds if rf_seeds is None else V.positive_int(rf_seeds, "rf_seeds")
+    if srf > seeds:
+        raise ValueError(f"rf_seeds must be an integer in 1..{seeds}, got {srf}")
     eta0 = V.positive_float(eta0, "eta0")
     n_test, chunk = V.positive_int(n_test, "n_test"), V.positive_int(chunk, "chunk")
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
     shape = (seeds, len(dims), len(ns))
-    rf, gs, lat = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    gs, lat = np.zeros(shape), np.zeros(shape)
+    rf = np.zeros((srf,) + shape[1:])
     half = np.maximum(ns // 2, 8)
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
         key = lambda k, d=d: [V.stream(rng, d, s, k) for s in range(seeds)]  # noqa: E731
         Xt, yt = _draw(key(6), n_test, d, r, c)
-        Wrf = _layer(key(10), p, d)
-        test = (relu_features(Xt, Wrf), yt)
-        acc = [np.zeros((seeds, p, p)), np.zeros((seeds, p)), np.zeros((seeds, p))]
-        ysum, gens = np.zeros(seeds), key(7)
+        Wrf = _layer(key(10)[:srf], p, d)
+        test = (relu_features(Xt[:srf], Wrf), yt[:srf])
+        acc = [np.zeros((srf, p, p)), np.zeros((srf, p)), np.zeros((srf, p))]
+        ysum, gens = np.zeros(srf), key(7)[:srf]
         for start, stop, i in _segments(ns, chunk):
             X, y = _draw(gens, stop - start, d, r, c)
             for a, m in zip(acc, _moments(relu_features(X, Wrf), y), strict=True):
