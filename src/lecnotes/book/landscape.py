@@ -39,6 +39,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from lecnotes.book.landscape_places import PLACES
+
 __all__ = [
     "TARGET_CLASSES",
     "METHODS",
@@ -90,8 +92,10 @@ def check(value) -> dict | None:
 
     Parameters
     ----------
-    value : dict or None
-        The keyword's value (see the module docstring).
+    value : dict, str, (str, str) or None
+        The keyword's value (see the module docstring), or the key of a quantity of
+        :data:`lecnotes.book.landscape_places.PLACES` (how the chapters place their claims:
+        one line, and one statement of each quantity's law for the whole book).
 
     Returns
     -------
@@ -109,6 +113,13 @@ def check(value) -> dict | None:
     """
     if value is None:
         return None
+    if isinstance(value, (str, tuple)):
+        key, *measures = (value,) if isinstance(value, str) else value
+        if not isinstance(key, str) or key not in PLACES or len(measures) > 1:
+            raise ValueError(f"landscape: {value!r} is not a quantity of landscape_places."
+                             "PLACES (optionally with what the claim measures)")
+        value = {**PLACES[key], "quantity": key,
+                 **({"measures": measures[0]} if measures else {})}
     if not isinstance(value, dict):
         raise ValueError(f"landscape must be a dict, got {value!r}")
     missing = [k for k in _REQUIRED if k not in value]
