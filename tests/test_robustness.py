@@ -165,3 +165,12 @@ def test_the_sharpness_section_lists_wide_far_and_degenerate_claims():
     assert "`-t10 * se`" in text
     page = robustness.page({"roots": [1], "claims": []}, None, sh)
     assert "## How sharp the claims are" in page
+
+
+def test_the_sharpness_section_is_spliced_into_a_page_without_a_new_run():
+    page = "# R\n\nintro\n\n## Claims that failed under some root\n\nnone\n"
+    one = robustness.splice_sharpness(page, ["", "## How sharp the claims are", "", "v1"])
+    assert one.index("v1") < one.index("## Claims that failed") and "intro" in one
+    two = robustness.splice_sharpness(one, ["## How sharp the claims are", "", "v2"])
+    assert "v1" not in two and "v2" in two and two.count("## How sharp") == 1
+    assert two.endswith("none\n")

@@ -270,6 +270,24 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
     }
 
 
+SHARP_HEADING = "## How sharp the claims are"
+FAILED_HEADING = "## Claims that failed under some root"
+
+
+def splice_sharpness(page_text: str, section: list[str]) -> str:
+    """``page_text`` with its sharpness section replaced by ``section`` (or inserted before
+    the list of failed claims), the rest of the page kept as the last runs wrote it."""
+    new = "\n".join(section).strip("\n") + "\n\n"
+    if SHARP_HEADING in page_text:
+        head, rest = page_text.split(SHARP_HEADING, 1)
+        tail = rest[rest.index(FAILED_HEADING):] if FAILED_HEADING in rest else ""
+        return head.rstrip("\n") + "\n\n" + new + tail
+    if FAILED_HEADING in page_text:
+        head, tail = page_text.split(FAILED_HEADING, 1)
+        return head.rstrip("\n") + "\n\n" + new + FAILED_HEADING + tail
+    return page_text.rstrip("\n") + "\n\n" + new
+
+
 def sharpness_of_the_book() -> dict:
     """:func:`summarise_sharpness` of the book's execution (``_build/claims``, root 0 at scale
     1) and of the lectures' source (:mod:`lecnotes.book.claim_rules`)."""
@@ -545,7 +563,10 @@ def main(argv=None) -> int:
         print(f"sharpness: {t['count']} two-sided claims, median resolution "
               f"{t['median_resolution']:.3g}, {t['over_wide']} wider than {claims.WIDE}; "
               f"{len(sharp['degenerate'])} alternatives built from a tolerance")
-        if not summary_path.is_file():
+        if not summary_path.is_file():  # no robustness run here: splice into the page
+            text = PAGE.read_text() if PAGE.is_file() else ""
+            PAGE.write_text(splice_sharpness(text, sharpness_section(sharp)))
+            print(f"sharpness: section written into {PAGE}")
             return 0
         args.report = True
     if args.scale is not None:
