@@ -28,7 +28,7 @@ CHAPTERS = ()  # the whole package
 
 SIZES = {"d", "n", "p", "N", "seeds", "n_seeds", "steps", "max_steps", "n_steps", "reps",
          "runs", "samples", "n_samples", "draws", "batch", "width", "m_samples", "n_b",
-         "n_paths", "largest_n", "tau_max"}
+         "n_paths", "largest_n", "tau_max", "n_a"}
 """Parameters that count something: a positive integer."""
 INDICES = {"k"}
 """Parameters that index a degree or an exponent: a non-negative integer."""
@@ -52,7 +52,8 @@ _rng = np.random.default_rng(0)  # the probe's own data: not a book stream
 VALID = {
     "d": 8, "n": 16, "p": 4, "N": 4, "seeds": 2, "n_seeds": 2, "steps": 2, "max_steps": 4,
     "n_steps": 2, "reps": 2, "runs": 2, "samples": 16, "n_samples": 16, "draws": 16,
-    "batch": 4, "width": 4, "k": 2, "kmax": 4, "degree": 2,
+    "batch": 4, "width": 4, "k": 2, "kmax": 4, "degree": 2, "n_a": 4, "se_a": 0.1,
+    "se_b": 0.2, "b": 1.0, "n_b": 4,
     "link": "he3", "activation": "relu", "loss": "square", "target": "he3",
     "X": _rng.standard_normal((16, 8)), "y": _rng.standard_normal(16),
     "x": _rng.standard_normal(16), "z": _rng.standard_normal(16),
