@@ -313,7 +313,7 @@ def sharpness_section(sh: dict) -> list[str]:
     t, a, o = sh["two_sided"], sh["alternatives"], sh["one_sided"]
 
     def pct(x):
-        return "-" if x is None else f"{100 * x:.2g}%"
+        return "-" if x is None else sharp_mod.format_percent(x)
 
     lines = [
         "", "## How sharp the claims are", "",
