@@ -142,7 +142,7 @@ PLACES = {
     "online-sgd/k3/escape-time": {
         "target_class": "information exponent",
         "method": "online SGD",
-        "target": "k = 3 link, d = 16..64",
+        "target": "k = 3 link",
         "law": "d^2",
         "exponent": 2,
         "counts": "time",
@@ -174,13 +174,6 @@ PLACES = {
         "target_class": "hierarchical",
         "method": "layer-wise deep",
         "target": "stage 1: r directions, eps = 1/2",
-        "law": "d^(1+eps)",
-        "exponent": 1.5,
-    },
-    "layer-wise/floor/samples": {
-        "target_class": "hierarchical",
-        "method": "layer-wise deep",
-        "target": "below the kernel floor, eps = 1/2",
         "law": "d^(1+eps)",
         "exponent": 1.5,
     },
