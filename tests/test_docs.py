@@ -306,3 +306,17 @@ def test_lectures_declare_their_sizes_through_the_scale_knob(path):
     assert re.search(r"from lecnotes\.core\.scale import [^\n]*\bscaled\b", code), \
         f"{path.name} does not import lecnotes.core.scale.scaled"
     assert len(re.findall(r"\bscaled\(", code)) >= 1, f"{path.name} declares no size with scaled()"
+
+
+def test_no_control_characters_in_the_text():
+    """A control character in a notebook's or a page's text (``\\b`` of ``\\binom`` written in a
+    non-raw Python string becomes a backspace) breaks the math in the page and in JupyterLab."""
+    root = Path(__file__).resolve().parents[1]
+    bad = []
+    for path in sorted((root / "lectures").glob("*.ipynb")) + sorted((root / "book").glob("*.md")):
+        text = path.read_text()
+        if path.suffix == ".ipynb":
+            text = "".join("".join(c["source"]) for c in json.loads(text)["cells"])
+        bad += [f"{path.name}: {text[max(0, m.start() - 20):m.start() + 20]!r}"
+                for m in re.finditer(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", text)]
+    assert not bad, bad
