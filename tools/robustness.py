@@ -464,8 +464,9 @@ def scale_section(summary: dict) -> list[str]:
                   "kernel's peak memory. The CPU time is less sensitive to the load than the "
                   "wall time but not immune to it (shared caches and memory bandwidth): "
                   "chapter 1 at scale 1 took 53 s of CPU alone and 108-118 s beside a second "
-                  "worker and other jobs on this 2-core machine. The budget of 90 s per "
-                  "lecture is measured alone (`make benchmarks`).", "",
+                  "worker and other jobs on this 2-core machine. The budget (60 s per "
+                  "lecture, 90 s at most, 2 GB) is measured alone on one core "
+                  "(`make benchmarks`, the performance page).", "",
                   "| chapter | scale | CPU (s) | wall (s) | peak memory (MB) | status |",
                   "|---|---|---|---|---|---|"]
         for run in sorted(runs, key=lambda x: (x["chapter"], x["scale"])):
