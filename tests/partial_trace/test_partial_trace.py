@@ -347,3 +347,17 @@ def test_sample_partial_trace_matrices_mean():
     assert stats.max_abs_z(out.moment, (d + 2) * p * np.eye(d) + lam4 * e1) < 4.5
     # and it can fail: the identity part is really absent from M_4
     assert stats.max_abs_z(out.partial_trace, lam4 * e1 + 0.1 * np.eye(d)) > 4.5
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gram_upper_is_the_weighted_gram(dtype):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 7)).astype(dtype)
+    w = rng.standard_normal(60).astype(dtype)
+    C = np.zeros((7, 7), dtype, order="F")
+    C = PT.estimators.gram_upper(C, X[:25], w[:25])  # accumulated in two blocks
+    C = PT.estimators.gram_upper(C, X[25:], w[25:])
+    want = X.astype(float).T @ (w.astype(float)[:, None] * X.astype(float))
+    got = PT.estimators.symmetric_from_upper(C)
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                               atol=1e-3 if dtype == np.float32 else 1e-10)

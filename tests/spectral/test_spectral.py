@@ -212,6 +212,16 @@ def test_simulate_spectral_nested_samples_match_the_estimator():
     np.testing.assert_array_equal(again["t"].rho2, out["t"].rho2)
 
 
+def test_simulate_spectral_first_seed_extends_a_sweep():
+    pre = {"t": "trimmed", "m": "mondelli-montanari"}
+    full = S.simulate_spectral(pre, [1.0, 2.0], 40, 4, rng=5)
+    tail = S.simulate_spectral(pre, [1.0, 2.0], 40, 2, rng=5, first_seed=2)
+    for k in pre:  # the same draws: seeds 2 and 3 of the full sweep
+        np.testing.assert_allclose(tail[k].rho2, full[k].rho2[2:], rtol=1e-7, atol=1e-12)
+    with pytest.raises(ValueError):
+        S.simulate_spectral(pre, [1.0], 40, 2, rng=5, first_seed=-1)
+
+
 def test_simulate_spectral_fewer_samples_than_dimensions_against_a_dense_eigh():
     # n_max < d takes the matrix-free path; checked against the dense matrix written out
     out = S.simulate_spectral({"t": "trimmed"}, [0.375, 0.75], 400, 2, rng=4)["t"]

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.blas import get_blas_funcs
 
 from lecnotes.core import validate as V
 from lecnotes.core.hermite_tensors import (
@@ -33,6 +34,8 @@ from lecnotes.core.linalg import (
 from lecnotes.core.preprocessing import label_weights
 
 __all__ = [
+    "gram_upper",
+    "symmetric_from_upper",
     "extreme_eigenpair",
     "partial_trace_matrix",
     "partial_trace_estimator",
@@ -40,6 +43,46 @@ __all__ = [
     "vector_contraction_estimator",
     "unfolding_estimator",
 ]
+
+
+def gram_upper(C, B, w):
+    r"""``C`` plus the upper triangle of :math:`B^\top\mathrm{diag}(w)B` (chapter 5's sweeps).
+
+    Two symmetric rank-k updates (BLAS ``syrk``, in the precision of ``B``), for the rows
+    with :math:`w>0` and, subtracted, :math:`w<0`, each row scaled by :math:`\sqrt{|w|}`:
+    fewer operations than a general product. Only the upper triangle of the result holds.
+
+    Parameters
+    ----------
+    C : ndarray (d, d), Fortran order, the dtype of ``B``
+        The accumulated upper triangle (updated in place when possible).
+    B : ndarray (k, d)
+    w : ndarray (k,)
+
+    Returns
+    -------
+    ndarray (d, d)
+    """
+    syrk = get_blas_funcs("syrk", (B,))
+    for sign, rows in ((1.0, w > 0), (-1.0, w < 0)):
+        if np.any(rows):
+            P = B[rows] * np.sqrt(np.abs(w[rows])).astype(B.dtype)[:, None]
+            C = syrk(sign, P.T, beta=1.0, c=C, trans=0, lower=0, overwrite_c=1)
+    return C
+
+
+def symmetric_from_upper(U):
+    """The symmetric matrix whose upper triangle is that of ``U`` (after :func:`gram_upper`).
+
+    Parameters
+    ----------
+    U : ndarray (d, d)
+
+    Returns
+    -------
+    ndarray (d, d)
+    """
+    return np.triu(U) + np.triu(U, 1).T
 
 
 def _tensor_weights(y, T, delta) -> np.ndarray:

@@ -22,8 +22,10 @@ from lecnotes.core.preprocessing import is_family, label_weights
 from lecnotes.core.targets import get_link
 from lecnotes.partial_trace.estimators import (
     extreme_eigenpair,
+    gram_upper,
     partial_trace_estimator,
     partial_trace_matrix,
+    symmetric_from_upper,
 )
 
 __all__ = [
@@ -118,25 +120,25 @@ def simulate_partial_trace(alphas, d, seeds, link="gen4", T=None, k: int = 4,
         else:
             t = label_weights(y, T, None)
             cols = [t * hi, t]
-        acc = [np.zeros((d, d)) for _ in cols]
+        acc = [np.zeros((d, d), order="F") for _ in cols]  # upper triangles
         c_acc = np.zeros(2)  # sums of y * lo and lo (or t * lo)
         prev = 0
         for j, n in enumerate(ns):
             B = X[prev:n]
-            for a, c in zip(acc, cols, strict=True):
-                a += B.T @ (c[prev:n, None] * B)
+            acc = [gram_upper(a, B, c[prev:n]) for a, c in zip(acc, cols, strict=True)]
             if T is None:
                 c_acc += [np.sum(y[prev:n] * lo[prev:n]), np.sum(lo[prev:n])]
             else:
                 c_acc[0] += np.sum(t[prev:n] * lo[prev:n])
             prev = n
+            sym = [symmetric_from_upper(a) for a in acc]
             if T is None:
                 ybar = float(np.mean(y[:n]))
-                M = (acc[0] - ybar * acc[1]) / n - (c_acc[0] - ybar * c_acc[1]) / n * eye
-                D = (acc[2] - ybar * acc[3]) / n
+                M = (sym[0] - ybar * sym[1]) / n - (c_acc[0] - ybar * c_acc[1]) / n * eye
+                D = (sym[2] - ybar * sym[3]) / n
             else:
-                M = acc[0] / n - c_acc[0] / n * eye
-                D = acc[1] / n
+                M = sym[0] / n - c_acc[0] / n * eye
+                D = sym[1] / n
             val, vec = extreme_eigenpair(M)
             out["value"][s, j] = val
             out["rho2"][s, j] = vec[0] ** 2

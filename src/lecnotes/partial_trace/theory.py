@@ -21,6 +21,7 @@ from lecnotes.core import validate as V
 from lecnotes.core.hermite import gaussian_expectation, he
 from lecnotes.core.hermite_tensors import hermite_tensor
 from lecnotes.core.targets import Link, get_link
+from lecnotes.partial_trace.estimators import gram_upper, symmetric_from_upper
 
 __all__ = [
     "interval_lambda4",
@@ -57,7 +58,7 @@ def _extreme_pair(M):
 
 def _m4_stream(gen, d, ns, link, mean, chunk):
     """Yield ``(n, M_4)`` at the nested sizes ``ns``, drawing float32 data chunk by chunk."""
-    acc, c, prev = np.zeros((d, d)), 0.0, 0
+    acc, c, prev = np.zeros((d, d)), 0.0, 0  # upper triangle only
     for n in ns:
         while prev < n:
             m = min(chunk, n - prev)
@@ -65,10 +66,10 @@ def _m4_stream(gen, d, ns, link, mean, chunk):
             t = np.asarray(link(X[:, 0].astype(float)), dtype=float) - mean
             s = np.einsum("ij,ij->i", X, X, dtype=np.float64) - d
             w = (t * (s - 4.0)).astype(np.float32)
-            acc += (X.T @ (w[:, None] * X)).astype(float)
+            acc += gram_upper(np.zeros((d, d), np.float32, order="F"), X, w)
             c += float(np.sum(t * (s - 2.0)))
             prev += m
-        yield n, acc / n - (c / n) * np.eye(d)
+        yield n, symmetric_from_upper(acc) / n - (c / n) * np.eye(d)
 
 
 def collapse_sweep(alphas, dims, seeds, link="gen4", mean=None, rng=None,

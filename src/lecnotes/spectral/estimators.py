@@ -167,7 +167,8 @@ def spectrum(X, y, T=None) -> np.ndarray:
     return sla.eigvalsh(weighted_gram(X, t))
 
 
-def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None) -> dict:
+def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None,
+                      first_seed: int = 0) -> dict:
     r"""Squared overlap and top eigenvalue of :math:`D_T` over seeds and sample ratios (chapter 4).
 
     The simulations that {prf:ref}`thm-spectral-asymptotics` is compared with.
@@ -194,6 +195,9 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
     rng : Generator, int or None
         Seed ``s`` draws its data set from ``V.stream(rng, s)`` (Lanczos starts from
         :func:`lecnotes.core.linalg.lanczos_start`).
+    first_seed : int
+        The first seed ``s`` (default 0): seeds ``first_seed .. first_seed + seeds - 1``, so that
+        a sweep can extend another one without recomputing its seeds.
 
     Returns
     -------
@@ -217,7 +221,8 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
         raise ValueError("a family T_delta is defined at none of the deltas")
     rho2 = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
     tops = {k: np.empty((seeds, idx.size)) for k, idx in where.items()}
-    for s in range(seeds):
+    first_seed = V.positive_int(first_seed, "first_seed", minimum=0)
+    for i_s, s in enumerate(range(first_seed, first_seed + seeds)):
         X = V.stream(rng, s).standard_normal((ns[-1], d))  # seed s: its own stream
         y = np.asarray(phi(X[:, 0]), dtype=float)
         for label, T in preprocessings.items():
@@ -235,11 +240,12 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
                         lambda v, A=A: A @ v, d, dense_matrix=lambda A=A: A,
                         method="dense" if heavy else "lanczos",
                     )
-                    rho2[label][s, j], tops[label][s, j] = vec[0] ** 2, top
-            else:
+                    rho2[label][i_s, j], tops[label][i_s, j] = vec[0] ** 2, top
+            else:  # Lanczos warm-started from the previous (nested) sample size's vector
+                v = None
                 for i, j in enumerate(where[label]):
-                    v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T)
-                    rho2[label][s, i], tops[label][s, i] = v[0] ** 2, top
+                    v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T, v0=v)
+                    rho2[label][i_s, i], tops[label][i_s, i] = v[0] ** 2, top
     return {k: SpectralSimulation(deltas[where[k]], rho2[k], tops[k]) for k in preprocessings}
 
 

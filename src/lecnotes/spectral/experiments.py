@@ -128,7 +128,8 @@ def spectra_over_seeds(deltas, d, seeds, T=None, link="quadratic", rng=None) -> 
     return SpectraResult(deltas, ns, ev)
 
 
-def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=None) -> dict:
+def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=None,
+                   first_seed: int = 0) -> dict:
     r""":func:`simulate_spectral` at several dimensions (chapter 4, the overlap figure).
 
     Compared with {prf:ref}`thm-spectral-asymptotics` in {ref}`sec-ch4-preprocessings`.
@@ -147,13 +148,17 @@ def spectral_sweep(preprocessings, deltas, dims, seeds, link="quadratic", rng=No
         Seed of the sweep; dimension ``d`` uses the stream ``V.stream(rng, d)`` (the same data
         for every preprocessing).
 
+    first_seed : int
+        As in :func:`lecnotes.spectral.estimators.simulate_spectral`.
+
     Returns
     -------
     dict
         ``{d: {label: SpectralSimulation}}``.
     """
     base = V.generator(rng)
-    return {d: simulate_spectral(preprocessings, deltas, d, seeds, link, rng=V.stream(base, d))
+    return {d: simulate_spectral(preprocessings, deltas, d, seeds, link, rng=V.stream(base, d),
+                                 first_seed=first_seed)
             for d in dims}
 
 

@@ -175,7 +175,8 @@ def edge_sweep(delta, dims, seeds, T, link="quadratic", rng=None) -> EdgeSweep:
             val, vec = spla.eigsh(op, k=1, which="LA", tol=1e-5, ncv=40, maxiter=5000,
                                   v0=lanczos_start(int(d)).astype(np.float32))
             v = vec[:, 0].astype(float)
-            a = (X @ v) ** 2 / np.einsum("ij,ij->i", X, X, dtype=float)
+            # alignment with each sample, in the data's single precision (no float64 copy of X)
+            a = (X @ vec[:, 0]).astype(float) ** 2 / np.einsum("ij,ij->i", X, X).astype(float)
             i = int(np.argmax(a))
             out["top"][s, j], out["rho2"][s, j] = val[0], v[0] ** 2
             out["align"][s, j], out["label"][s, j] = a[i], y[i]
