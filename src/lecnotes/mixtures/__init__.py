@@ -9,6 +9,7 @@ The notebook ``lectures/11_gaussian_mixtures.ipynb`` imports this subpackage. It
   k-cluster mixture;
 * :mod:`lecnotes.mixtures.information` - the information-theoretic threshold and its
   small-density limit;
+* :mod:`lecnotes.mixtures.shared` - the shared-support model of the authors' code, simulated;
 * :mod:`lecnotes.mixtures.thresholds` - locating the thresholds, and PCA;
 * :mod:`lecnotes.mixtures.sparse` - diagonal thresholding and PCA beside AMP at small density;
 * :mod:`lecnotes.mixtures.experiments` - the simulations and sweeps;
@@ -26,6 +27,7 @@ from lecnotes.mixtures import (
     information,
     logistic,
     ridge,
+    shared,
     sparse,
     thresholds,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "feature_step",
     "grading",
     "information",
+    "shared",
     "logistic",
     "ridge",
     "sparse",

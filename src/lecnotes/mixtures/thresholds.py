@@ -12,8 +12,10 @@ import math
 import numpy as np
 
 from lecnotes.core import validate as V
+from lecnotes.mixtures.amp import centring, check_k, cluster_denoiser
 
-__all__ = ["crossing", "jackknife_crossing", "pca_overlap", "realised_pca_overlap",
+__all__ = ["crossing", "jackknife_crossing", "gaussian_prior_fixed_point", "pca_overlap",
+           "realised_pca_overlap",
            "subspace_cosine"]
 
 
@@ -167,3 +169,41 @@ def jackknife_crossing(lams, overlaps, level):
                     for i in range(s)])
     se = math.sqrt((s - 1) / s * np.sum((loo - loo.mean()) ** 2))
     return full, float(se)
+
+
+def gaussian_prior_fixed_point(k, lam, alpha, iterations=60, n_mc=40000, rng=0) -> float:
+    r"""The overlap :math:`m_v` that AMP with a Gaussian prior on the means reaches from the
+    informed start: the state evolution {eq}`eq-ch11-se` with :math:`m_v(h) = h/(1+h)` in
+    closed form (the posterior of a Gaussian vector under the channel :math:`hP`) and
+    :math:`m_u` by Monte Carlo over ``n_mc`` draws (common random numbers).
+
+    Parameters
+    ----------
+    k : int
+        Clusters.
+    lam, alpha : float
+        Signal-to-noise ratio and samples per dimension.
+    iterations : int
+        Iterations from :math:`m_v = 1`.
+    n_mc : int
+        Draws of the assignments and the noise.
+    rng : Generator, int or None
+        Random state.
+
+    Returns
+    -------
+    float
+    """
+    k, lam = check_k(k), V.nonneg_float(lam, "lam")
+    alpha = V.positive_float(alpha, "alpha")
+    r = V.generator(rng)
+    P = centring(k)
+    u = P[r.integers(0, k, V.positive_int(n_mc, "n_mc"))]
+    xi = r.standard_normal(u.shape) @ P
+    mv = 1.0
+    for _ in range(V.positive_int(iterations, "iterations")):
+        q = lam * mv
+        f, _ = cluster_denoiser(q * P, q * u + math.sqrt(q) * xi)
+        h = lam * alpha * float(np.sum(f * f)) / (len(u) * (k - 1))
+        mv = h / (1 + h)
+    return mv
