@@ -5,6 +5,7 @@ import pytest
 
 from lecnotes.hierarchical import layerwise as L
 from lecnotes.hierarchical import theory as T
+from lecnotes.hierarchical.shallow import rf_sweep
 
 CHAPTERS = (10,)
 
@@ -45,3 +46,11 @@ def test_sweep_rejects_bad_grids():
         L.layerwise_gd_sweep([16], [2.0, 1.0], [1.0], 2, 0.5)
     with pytest.raises(ValueError):
         L.layerwise_gd_sweep([16], [1.0], [-1.0], 2, 0.5)
+
+
+def test_rf_sweep_shapes_and_range():
+    e = rf_sweep([8], [64, 128], 2, 0.5, [36], n_test=200, rng=3)
+    assert e.shape == (2, 1, 2)
+    assert np.all(np.isfinite(e)) and np.all(e > 0)
+    with pytest.raises(ValueError):
+        rf_sweep([8, 12], [64], 2, 0.5, [36])
