@@ -9,11 +9,21 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 * :mod:`lecnotes.hierarchical.matched` - the matched two-layer learner (learned subspace, then
   a polynomial ridge on the latent coordinates) and the low-degree predictor of the floor;
 * :mod:`lecnotes.hierarchical.joint` - a three-layer network trained jointly by giant steps;
+* :mod:`lecnotes.hierarchical.layerwise` - the layer-wise protocol run by gradient descent;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
 
-from lecnotes.hierarchical import experiments, explorer, grading, joint, matched, shallow, theory
+from lecnotes.hierarchical import (
+    experiments,
+    explorer,
+    grading,
+    joint,
+    layerwise,
+    matched,
+    shallow,
+    theory,
+)
 from lecnotes.hierarchical.experiments import (
     DepthSweep,
     Stage1Sweep,
@@ -32,14 +42,22 @@ from lecnotes.hierarchical.experiments import (
 )
 from lecnotes.hierarchical.grading import check_feature_overlap
 from lecnotes.hierarchical.joint import JointSweep, joint_sweep
+from lecnotes.hierarchical.layerwise import LayerwiseGD, layerwise_gd_sweep, quadratic_corr
 from lecnotes.hierarchical.matched import latent_ridge_errors, welch_z
-from lecnotes.hierarchical.shallow import ShallowSweep, null_errors, shallow_sweep, trend_size
+from lecnotes.hierarchical.shallow import (
+    ShallowSweep,
+    null_errors,
+    rf_sweep,
+    shallow_sweep,
+    trend_size,
+)
 
 __all__ = [
     "experiments",
     "explorer",
     "grading",
     "joint",
+    "layerwise",
     "matched",
     "shallow",
     "theory",
@@ -60,8 +78,12 @@ __all__ = [
     "ShallowSweep",
     "null_errors",
     "shallow_sweep",
+    "rf_sweep",
     "trend_size",
     "JointSweep",
+    "LayerwiseGD",
+    "layerwise_gd_sweep",
+    "quadratic_corr",
     "joint_sweep",
     "latent_ridge_errors",
     "low_degree_errors",

@@ -21,10 +21,11 @@ from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
 from lecnotes.hierarchical.joint import JointSweep
+from lecnotes.hierarchical.layerwise import LayerwiseGD
 from lecnotes.hierarchical.shallow import ShallowSweep
 
 __all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
-           "shallow_figure", "joint_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
+           "shallow_figure", "joint_figure", "layerwise_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
 
 EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
 """Quadratic coefficients of the link offered by the explorer."""
@@ -320,4 +321,41 @@ def joint_figure(joint, null):
                                 "relative test error"), strict=True):
         ax.set(xlabel="joint step", title=title, xticks=steps)
     plotting.shared_legend(fig, ncol=2)
+    return fig
+
+
+def layerwise_figure(gd, theory1):
+    r"""The layer-wise protocol by gradient descent ({ref}`sec-ch10-gd`): left, the first
+    layer's subspace overlap against :math:`\alpha = n_1/(dr)` with
+    {prf:ref}`prop-ch10-stage-one` (dashed); right, the second-layer pre-activation's
+    correlation with :math:`h` against the stage-2 samples :math:`n_2`.
+
+    Parameters
+    ----------
+    gd : LayerwiseGD
+        From :func:`lecnotes.hierarchical.layerwise.layerwise_gd_sweep`.
+    theory1 : array_like (sizes, alphas)
+        The predicted overlaps, finite-size term included.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(gd, LayerwiseGD):
+        raise ValueError("gd must be a LayerwiseGD")
+    theory1 = V.finite_array(theory1, "theory1", ndim=2)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.5, 3.3), layout="constrained")
+    for j, (d, r) in enumerate(zip(gd.dims, gd.ranks, strict=True)):
+        kw = dict(color=plotting.PALETTE[j % len(plotting.PALETTE)], marker="o", ms=3)
+        plotting.errorbar_over_seeds(a1, gd.alphas, gd.q1[:, j], label=f"$d = {d}$, $r = {r}$",
+                                     **kw)
+        a1.plot(gd.alphas, theory1[j], ls="--", color=kw["color"], lw=0.9)
+        plotting.errorbar_over_seeds(a2, gd.betas * r * r, gd.corr[:, j], **kw)
+    a1.set(xscale="log", xlabel=r"$\alpha = n_1/(dr)$", ylabel="$q_1$ of $W_1$",
+           title="stage 1: first layer")
+    a2.set(xscale="log", xlabel="stage-2 samples $n_2$", ylabel=r"corr$(u, h)$",
+           title="stage 2: second layer")
+    plotting.shared_legend(fig, ncol=3)
     return fig

@@ -32,7 +32,7 @@ from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import latent_rank
 
 __all__ = ["RIDGES", "ridge_path_errors", "relu_features", "one_giant_step", "ShallowSweep",
-           "shallow_sweep", "null_errors", "trend_size"]
+           "shallow_sweep", "rf_sweep", "null_errors", "trend_size"]
 
 RIDGES = 10.0 ** np.arange(-6, 4)
 """Ridges tried, in units of :math:`\\operatorname{tr}(G)/p` of the training Gram matrix."""
@@ -342,6 +342,67 @@ def shallow_sweep(dims, ns, seeds, c, p=512, eta0=1.0, n_test=2000, eps=0.5, chu
             gs[:, j, i] = _best(*mom, yr[:, :stop].sum(1), stop,
                                 (relu_features(Xt, W1), yt), var)
     return ShallowSweep(dims, ranks, ns, p, rf, gs, lat)
+
+
+def rf_sweep(dims, ns, seeds, c, widths, n_test=2000, eps=0.5, chunk=2048, rng=None):
+    r"""Random-features ridge alone, with a width of its own at each size (of order
+    :math:`d^2/2`, the number of quadratic forms of :math:`x`, so that it can be
+    sample-limited rather than width-limited, {prf:ref}`prop-ch10-shallow`), on the streams
+    of :func:`shallow_sweep` (same training samples and test points).
+
+    Parameters
+    ----------
+    dims : array_like of int
+        Input dimensions (>= 4).
+    ns : array_like of int
+        Increasing sample sizes.
+    seeds : int
+        Number of seeds.
+    c : float
+        Quadratic coefficient of the link.
+    widths : array_like of int
+        Number of features at each size.
+    n_test : int
+        Test samples.
+    eps : float
+        Latent exponent.
+    chunk : int
+        Samples per block.
+    rng : Generator, int or None
+        Parent random state.
+
+    Returns
+    -------
+    ndarray (seeds, sizes, len(ns))
+        Normalised test errors (divided by :math:`\operatorname{Var}y`).
+    """
+    dims = _dims(dims)
+    ns = np.asarray(V.finite_array(ns, "ns", ndim=1))
+    if ns.size == 0 or np.any(ns < 8) or np.any(np.diff(ns) <= 0):
+        raise ValueError("ns must hold increasing integers >= 8")
+    ns = ns.astype(int)
+    widths = [V.positive_int(int(p), "widths", minimum=2) for p in widths]
+    if len(widths) != len(dims):
+        raise ValueError("widths must have one entry per size")
+    seeds = V.positive_int(seeds, "seeds")
+    out = np.zeros((seeds, len(dims), len(ns)))
+    for j, (d, p) in enumerate(zip(dims, widths, strict=True)):
+        d, r = int(d), latent_rank(int(d), eps)
+        var = T.feature_law(r, c).var
+        key = lambda k, d=d: [V.stream(rng, d, s, k) for s in range(seeds)]  # noqa: E731
+        Xt, yt = _draw(key(6), n_test, d, r, c)
+        W = _layer(key(10), p, d)
+        test = (relu_features(Xt, W), yt)
+        acc = [np.zeros((seeds, p, p)), np.zeros((seeds, p)), np.zeros((seeds, p))]
+        ysum, gens = np.zeros(seeds), key(7)
+        for start, stop, i in _segments(ns, chunk):
+            X, y = _draw(gens, stop - start, d, r, c)
+            for a, m in zip(acc, _moments(relu_features(X, W), y), strict=True):
+                a += m
+            ysum += y.sum(axis=1)
+            if i is not None:
+                out[:, j, i] = _best(*acc, ysum, stop, test, var)
+    return out
 
 
 def trend_size(ns, errors, level, last=5):
