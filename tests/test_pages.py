@@ -4,10 +4,7 @@ The test uses the book's ``_build/html`` when it is newer than every source (CI 
 first); otherwise it builds the book into ``_build/pagetest`` (its claims recorded separately,
 so that it never races with the notebook tests). Every page is loaded once, in one browser with
 all network access refused, and measured in turn in the light theme, the dark theme and at a
-phone's width (``tests/_survey.py``). The pages are surveyed in ``GROUPS`` groups of about equal
-cost, each with a browser of its own: this module's tests check group 0, and the same tests
-imported by ``test_pages_group1.py`` group 1, so that the two xdist workers of ``make
-test-slow`` (``--dist loadfile``) survey them side by side. The tests then check that
+phone's width (``tests/_survey.py``). The tests then check that
 
 * math is rendered: MathJax output elements are present when the page has math, and no raw
   TeX delimiter is left in the visible text;
@@ -34,7 +31,6 @@ seconds, figures, axe findings of every impact, the lowest contrasts) go to
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -47,7 +43,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 from _browser import CHROMIUM, SKIP_REASON
-from _survey import axe_source, cost, survey
+from _survey import axe_source, survey
 from _tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,8 +53,6 @@ SHOTS = ROOT / "_build" / "screenshots"
 
 pytestmark = pytest.mark.slow
 BLOCKING = ("critical", "serious")
-GROUPS = 2  # the pages surveyed in two groups, one per xdist worker of make test-slow
-PAGE_GROUP = 0  # this module's; the tests of group 1 are imported by test_pages_group1.py
 print_pdf = load_tool("print_pdf")
 
 
@@ -69,20 +63,10 @@ def _fresh_build() -> Path | None:
     if not stamp.exists():
         return None
     built = stamp.stat().st_mtime
-    return stamp.parent if all(p.stat().st_mtime < built for p in _sources()) else None
-
-
-def _sources() -> list[Path]:
-    """The files a build of the book depends on."""
     sources = [ROOT / "_config.yml", ROOT / "_toc.yml"]
     for folder, pattern in [("lectures", "*.ipynb"), ("book", "**/*"), ("src", "**/*.py")]:
         sources += [p for p in (ROOT / folder).glob(pattern) if p.is_file()]
-    return sources
-
-
-def _source_stamp() -> str:
-    """The newest modification time of the book's sources."""
-    return repr(max(p.stat().st_mtime for p in _sources()))
+    return stamp.parent if all(p.stat().st_mtime < built for p in sources) else None
 
 
 @pytest.fixture(scope="module")
@@ -92,23 +76,13 @@ def built_book():
     fresh = _fresh_build()
     if fresh is not None:  # e.g. CI builds the book (-W) before running the tests
         return fresh
-    # the page groups may run on two xdist workers at once: one builds, the other waits and
-    # finds the build done (its stamp: the sources' newest modification time)
-    OUT.mkdir(parents=True, exist_ok=True)
-    stamp = OUT / "built-from.txt"
-    with (OUT / "build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.exists() and stamp.read_text() == _source_stamp() and \
-                (HTML / "objects.inv").exists():
-            return HTML
-        env = {**os.environ, "LECNOTES_CLAIMS_DIR": str(OUT / "claims")}
-        proc = subprocess.run(  # jupyter-book of this interpreter, as tools/editions.py does
-            [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; "
-             "sys.exit(main())", "build", ".", "--path-output", str(OUT)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
-        )
-        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-        stamp.write_text(_source_stamp())
+    env = {**os.environ, "LECNOTES_CLAIMS_DIR": str(OUT / "claims")}
+    proc = subprocess.run(  # jupyter-book of this interpreter, as tools/editions.py does
+        [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; "
+         "sys.exit(main())", "build", ".", "--path-output", str(OUT)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return HTML
 
 
@@ -165,31 +139,15 @@ class _DomScan(HTMLParser):
             self.text.append(data)
 
 
-def page_groups(pages: list[Path], groups: int = GROUPS) -> list[list[Path]]:
-    """``pages`` in ``groups`` groups of about equal survey cost (the costliest page first to
-    the cheapest group), each in the book's order."""
-    share: list[list[Path]] = [[] for _ in range(groups)]
-    load = [0] * groups
-    for page in sorted(pages, key=cost, reverse=True):
-        g = load.index(min(load))
-        share[g].append(page)
-        load[g] += cost(page)
-    return [sorted(s) for s in share]
-
-
 @pytest.fixture(scope="module")
-def surveyed(request, built_book, tmp_path_factory):
-    """The pages of the module's group (:func:`page_groups`, ``PAGE_GROUP``) loaded once and
-    measured (``tests/_survey.py``); a report for review. Each group is the module of its own
-    (``test_pages.py``, ``test_pages_group1.py``), so that the two xdist workers of make
-    test-slow (``--dist loadfile``) survey them side by side."""
+def surveyed(built_book, tmp_path_factory):
+    """Every page loaded once and measured (``tests/_survey.py``); a report for review."""
     pages = _pages(built_book)
     assert len(pages) >= 5, f"too few pages built: {pages}"
-    group = page_groups(pages)[request.module.PAGE_GROUP]
     # the dark theme and the phone, for review: a chapter with figures and the front page
-    extra = {p: SHOTS / "extra" / p.relative_to(built_book).with_suffix("") for p in group
+    extra = {p: SHOTS / "extra" / p.relative_to(built_book).with_suffix("") for p in pages
              if p.name in ("06_giant_steps.html", "intro.html")}
-    results = survey(group, tmp_path_factory.mktemp("survey") / "profile", shots=SHOTS,
+    results = survey(pages, tmp_path_factory.mktemp("survey") / "profile", shots=SHOTS,
                      html_root=built_book, axe=axe_source(), extra_shots=extra)
     report = {str(p.relative_to(built_book)): {
         "seconds": r.seconds, "figures": r.figures_seen,
@@ -198,32 +156,8 @@ def surveyed(request, built_book, tmp_path_factory):
         "figure_contrast_min": min((c for c, _ in r.figure_contrast), default=None),
     } for p, r in results.items()}
     SHOTS.mkdir(parents=True, exist_ok=True)
-    # one report for every group (written by each in turn): this group's pages replaced, the
-    # pages no longer in the book dropped
-    names = {str(p.relative_to(built_book)) for p in pages}
-    with (SHOTS / "survey.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            old = json.loads((SHOTS / "survey.json").read_text())
-        except (OSError, ValueError):
-            old = {}
-        merged = {k: v for k, v in {**old, **report}.items() if k in names}
-        (SHOTS / "survey.json").write_text(json.dumps(dict(sorted(merged.items())), indent=1))
+    (SHOTS / "survey.json").write_text(json.dumps(report, indent=1))
     return results
-
-
-def test_the_page_groups_cover_the_book(built_book):
-    """Every page is surveyed, once: the groups partition the pages, none is empty, and the
-    chapters are there."""
-    pages = _pages(built_book)
-    groups = page_groups(pages)
-    modules = [Path(__file__)] + [Path(__file__).with_name(f"test_pages_group{g}.py")
-                                  for g in range(1, GROUPS)]
-    assert all(m.exists() for m in modules), "a module per group of pages"
-    assert sorted(p for g in groups for p in g) == pages
-    assert all(groups), [len(g) for g in groups]
-    lectures = [p for p in pages if "lectures" in p.parts]
-    assert len(lectures) >= 9, f"too few chapter pages: {lectures}"
 
 
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\frac|\\mathbb")
@@ -323,8 +257,7 @@ def _every_page(surveyed: dict) -> dict:
     """Every page but the redirect (the lectures and every other page of the book)."""
     found = {p: r for p, r in surveyed.items() if not r.redirect}
     lectures = [p for p in found if "lectures" in p.parts]
-    # every group holds chapters; at least 9 in all (test_the_page_groups_cover_the_book)
-    assert lectures, f"no chapter page in this group: {list(found)}"
+    assert len(lectures) >= 9, f"too few chapter pages: {lectures}"
     return found
 
 
@@ -359,9 +292,7 @@ def test_figures_are_legible_in_the_dark_theme(surveyed):
     pages = _every_page(surveyed)
     measured = [(page, c, alt) for page, r in pages.items() for c, alt in r.figure_contrast]
     shown = sum(r.figures_seen for r in pages.values())
-    # at least 40 in all: at least 40 / GROUPS in each group
-    assert len(measured) == shown >= 40 / GROUPS, \
-        f"{len(measured)} of {shown} figures were measured"
+    assert len(measured) == shown >= 40, f"{len(measured)} of {shown} figures were measured"
     problems = [f"{page.name}: contrast {c:.2f}: {alt}" for page, c, alt in measured
                 if c < MIN_CONTRAST]
     assert not problems, "\n".join(problems)
