@@ -93,7 +93,7 @@ test-notebooks: install
 test-slow: install install-dev
 	mkdir -p _build; if [ -f _build/test-cpu.jsonl ]; then mv _build/test-cpu.jsonl _build/test-cpu.last.jsonl; fi
 	LECNOTES_READER_PYTHON=$(CURDIR)/$(BIN)/python PYTHONPATH=$(CURDIR)/tests$${PYTHONPATH:+:$$PYTHONPATH} \
-	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile -p _cputime -q
+	  $(DEV)/python -m pytest -m slow -n $(JOBS) --dist loadfile --no-loadscope-reorder -p _cputime -q
 
 test: install install-dev
 	@start=$$(date +%s); mkdir -p _build; : > _build/test-steps.log; \
