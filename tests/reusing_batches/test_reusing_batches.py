@@ -370,13 +370,15 @@ def test_one_pass_block_is_the_one_pass_chain():
     m0 = rng.uniform(-0.3, 0.3, P)
     Z, S = rng.standard_normal((2, K, P))
     rho = rng.chisquare(d - 2, (K, P))
-    m_fast, first = SG._one_pass_block(m0.copy(), Z, S, S * S + rho, eta, 0.35)
-    m, ref = m0.copy(), np.zeros(P, dtype=int)
+    m_fast, first, side = SG._one_pass_block(m0.copy(), Z, S, S * S + rho, eta, 0.35)
+    m, ref, ref_side = m0.copy(), np.zeros(P, dtype=int), np.zeros(P)
     for t in range(K):                       # one chain_step per sample: each seen once
         m = SG.chain_step(m, Z[t], S[t], rho[t], eta, False)
-        ref[(ref == 0) & (np.abs(m) >= 0.35)] = t + 1
+        new = (ref == 0) & (np.abs(m) >= 0.35)
+        ref[new], ref_side[new] = t + 1, np.sign(m[new])
     np.testing.assert_allclose(m_fast, m, atol=1e-12)
     np.testing.assert_array_equal(first, ref)
+    np.testing.assert_array_equal(side, ref_side)
     assert np.any(first > 0)
 
 
@@ -514,3 +516,41 @@ def test_steps_report_names_every_run():
     hard = {k: EX.gd_steps([16], 1.0, 2, 3, k, rng=3) for k in ("product", "sign")}
     text = XP.steps_report(he3, {4.0: 0.2}, mix, hard)
     assert text.count("\n") == 4 and "sign" in text and "recursion at t = 2: 0.200" in text
+
+
+# --- revision of 2026-12-07: exit side, grouped diffusion, exponents of group medians ----------
+def test_exit_side_of_the_chain_and_of_the_diffusion():
+    runs = SG.one_pass_escape([64], 8, 8, c=4.0, level=0.3, rng=5)
+    assert runs.drift_side.shape == (8, 1)
+    assert np.all((runs.drift_side >= 0) & (runs.drift_side <= 1))
+    assert SG.median_escape([16], 2, 8, tau_max=8.0, rng=3).drift_side is None
+    lim = SG.one_pass_limit([64, 256], 4.0, n_paths=400, group_size=16, rng=0)
+    assert lim.group_log.shape == (2, 25) and np.all(np.isfinite(lim.group_log))
+    # the groups' statistic and the median of all paths agree to a few per cent once the
+    # level is well above the start (at d = 64 many paths start next to it)
+    assert np.exp(lim.group_log[1].mean()) == pytest.approx(lim.tau[1], rel=0.2)
+    ou = SG.one_pass_limit([64, 256], 4.0, n_paths=3200, drift=False, rng=1)
+    np.testing.assert_allclose(ou.drift_side, 0.5, atol=0.06)   # no drift: no favoured side
+    # with the drift, the high level is left mostly on the side of kappa
+    hi = SG.one_pass_limit([64, 2304], 4.0, n_paths=3200, rng=2)
+    assert hi.drift_side[1] > 0.75
+    flat = SG.one_pass_limit([64, 256], 4.0, n_paths=400, group_size=None, rng=0)
+    assert flat.group_log is None and flat.drift_side is None
+    with pytest.raises(ValueError):
+        SG.one_pass_limit([64], n_paths=100, group_size=64)
+
+
+def test_log_slope_and_log_gap():
+    rng = np.random.default_rng(0)
+    small = np.exp(1.0 + 0.1 * rng.standard_normal(400))
+    large = np.exp(1.0 + 3 * math.log(2) + 0.1 * rng.standard_normal(100))
+    s, se = EX.log_slope([512, 1024], small, large)
+    assert s == pytest.approx(3.0, abs=5 * se)
+    assert se == pytest.approx(math.hypot(0.1 / 20, 0.1 / 10) / math.log(2), rel=0.2)
+    assert EX.log_gap(small, math.e) < 5
+    assert EX.log_gap(small, large) > 50
+    for call in (lambda: EX.log_slope([1024, 512], small, large),
+                 lambda: EX.log_slope([512, 1024], [1.0], large),
+                 lambda: EX.log_gap(1.0, small), lambda: EX.log_slope([8, 16], small, -large)):
+        with pytest.raises(ValueError):
+            call()

@@ -16,6 +16,8 @@ from lecnotes.reusing_batches.experiments import (
     TwoStepRuns,
     TwoStepSweep,
     gd_steps,
+    log_gap,
+    log_slope,
     product_two_steps,
     simulate_two_steps,
     two_step_sweep,
@@ -39,6 +41,8 @@ __all__ = [
     "product_two_steps",
     "StepRuns",
     "gd_steps",
+    "log_slope",
+    "log_gap",
 ]
 
 SCALE_NOTES = {}

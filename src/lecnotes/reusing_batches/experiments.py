@@ -11,6 +11,7 @@ the largest one (nested data).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ from lecnotes.core import validate as V
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
 __all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep",
-           "ProductSweep", "product_two_steps", "StepRuns", "gd_steps"]
+           "ProductSweep", "product_two_steps", "StepRuns", "gd_steps", "log_slope", "log_gap"]
 
 
 def _check_c(c):
@@ -393,3 +394,61 @@ def gd_steps(dims, alpha: float, seeds: int, steps: int, target: str = "he3", c:
                     y = label(X)
                 W = W + (c / d) * (y[:, None] * ds(X @ W.T)).T @ X
     return StepRuns(dims, direction, subspace)
+
+
+def _log_mean_se(values):
+    v = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(v) & (v > 0)) or v.ndim > 1 or (v.ndim == 1 and v.size < 2):
+        raise ValueError("give a positive number or a 1-d array of at least 2 positive numbers")
+    lv = np.log(v)
+    if lv.ndim == 0:
+        return float(lv), 0.0
+    return float(lv.mean()), float(lv.std(ddof=1) / math.sqrt(lv.size))
+
+
+def log_slope(dims, small, large):
+    r"""The exponent of a median escape time between two sizes from independent groups
+    ({prf:ref}`prop-ch9-one-pass`): the difference of the mean logs of the group medians over
+    :math:`\log(d_2/d_1)`, and its standard error; the two sizes may have different numbers
+    of groups.
+
+    Parameters
+    ----------
+    dims : sequence of two int
+        :math:`d_1 < d_2`.
+    small, large : array_like
+        Group medians (positive) at :math:`d_1` and :math:`d_2`, at least 2 each.
+
+    Returns
+    -------
+    slope, sem : float
+    """
+    d1, d2 = (V.positive_int(int(d), "dims") for d in dims)
+    if d2 <= d1:
+        raise ValueError(f"dims must increase, got {list(dims)}")
+    (a, sa), (b, sb) = _log_mean_se(small), _log_mean_se(large)
+    dx = math.log(d2 / d1)
+    return (b - a) / dx, math.hypot(sa, sb) / dx
+
+
+def log_gap(groups, reference) -> float:
+    r"""``|z|`` of the mean log of group medians against a reference
+    ({prf:ref}`prop-ch9-one-pass`): the difference of the mean logs over their combined
+    standard error.
+
+    Parameters
+    ----------
+    groups : array_like
+        Group medians (positive), at least 2.
+    reference : float or array_like
+        A positive number (no error), or group medians of the reference (their standard
+        error is added in quadrature).
+
+    Returns
+    -------
+    float
+    """
+    (a, sa), (b, sb) = _log_mean_se(groups), _log_mean_se(reference)
+    if sa == 0.0:
+        raise ValueError("groups must be an array of group medians")
+    return abs(a - b) / math.hypot(sa, sb)

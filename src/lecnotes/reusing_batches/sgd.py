@@ -231,6 +231,27 @@ class MedianEscape(NamedTuple):
     ``inf`` if a group's median was not reached within the budget."""
     escaped: np.ndarray
     """Fraction of the paths escaped when the run stopped, per d."""
+    drift_side: np.ndarray | None = None
+    r"""One pass only: per group and d, the fraction of the paths that reach the level by the
+    group's median whose :math:`m` then has the sign of the drift :math:`\kappa`, (groups,
+    dims); ``None`` for :func:`median_escape`."""
+
+
+def _first_hits(M, level):
+    """First row (1-based, 0 if none) at which each column of ``M`` reaches ``|M| >= level``,
+    and the sign of ``M`` there (0 if none)."""
+    reach = np.abs(M) >= level
+    idx = np.argmax(reach, axis=0)
+    hit = reach[idx, np.arange(M.shape[1])]
+    return np.where(hit, idx + 1, 0), np.where(hit, np.sign(M[idx, np.arange(M.shape[1])]), 0.0)
+
+
+def _kappa_power():
+    r""":math:`\kappa = \sqrt3\,\E[\sigma'(z)h_2(z)]` and :math:`\E[\sigma'(z)^2]` of the tanh
+    student ({prf:ref}`prop-ch9-one-pass`)."""
+    g, w = gauss_hermite(120)
+    ds = STUDENTS["tanh"][0](g)
+    return math.sqrt(3.0) * float(w @ (ds * (g * g - 1.0))) / math.sqrt(2.0), float(w @ ds**2)
 
 
 def _reuse_block(m, Z, S, Q, eta, level):
@@ -240,7 +261,7 @@ def _reuse_block(m, Z, S, Q, eta, level):
     without its per-call checks. Returns the final overlaps and the first sample (1-based) at
     which each path reached ``level`` (0 if none)."""
     dz = eta / np.cosh(Z) ** 2                        # eta tanh'(Z)
-    first = np.zeros(m.size, dtype=np.int64)
+    M = np.empty(Z.shape)
     for t in range(Z.shape[0]):
         z, s, q = Z[t], S[t], Q[t]
         sq = np.sqrt(1.0 - m * m)
@@ -252,10 +273,8 @@ def _reuse_block(m, Z, S, Q, eta, level):
         z1 = (z + a * q) / n1
         a1 = eta * y / np.cosh(np.clip(z1, -40.0, 40.0)) ** 2
         n2 = np.sqrt(1.0 + a1 * a1 * np.maximum(z * z + q - z1 * z1, 0.0))
-        m = np.clip((m1 + a1 * (G - z1 * m1)) / n2, -1.0, 1.0)
-        new = (first == 0) & (np.abs(m) >= level)
-        first[new] = t + 1
-    return m, first
+        m = np.clip((m1 + a1 * (G - z1 * m1)) / n2, -1.0, 1.0, out=M[t])
+    return m.copy(), _first_hits(M, level)[0]
 
 
 def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0,
@@ -331,19 +350,16 @@ def _one_pass_block(m, Z, S, Q, eta, level):
     r"""``len(Z)`` one-pass steps of the chain {eq}`eq-ch9-chain` (tanh student, :math:`h_3`
     target) for the paths ``m``, with the draws (steps, paths) ``Z``, ``S`` and
     :math:`Q = S^2+\rho`; the same arithmetic as ``chain_step(..., reuse=False)``, without
-    its per-call checks. Returns the final overlaps and the first step (1-based) at which
-    each path reached ``level`` (0 if none)."""
+    its per-call checks. Returns the final overlaps, the first step (1-based) at which
+    each path reached ``level`` (0 if none) and the sign of its overlap there (0 if none)."""
     dz = (eta / math.sqrt(6.0)) / np.cosh(Z) ** 2      # eta h_3 normalisation times tanh'
-    first = np.zeros(m.size, dtype=np.int64)
+    M = np.empty(Z.shape)
     for t in range(Z.shape[0]):
         sq = np.sqrt(1.0 - m * m)
         G = m * Z[t] + sq * S[t]
         a = G * (G * G - 3.0) * dz[t]                  # eta y tanh'(Z)
-        m = (m + a * S[t] * sq) / np.sqrt(1.0 + a * a * Q[t])
-        np.clip(m, -1.0, 1.0, out=m)
-        new = (first == 0) & (np.abs(m) >= level)
-        first[new] = t + 1
-    return m, first
+        m = np.clip((m + a * S[t] * sq) / np.sqrt(1.0 + a * a * Q[t]), -1.0, 1.0, out=M[t])
+    return (m.copy(), *_first_hits(M, level))
 
 
 def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4.0,
@@ -381,7 +397,9 @@ def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4
     Returns
     -------
     MedianEscape
-        ``medians`` of shape (groups, dims), ``inf`` where a group's median was not reached.
+        ``medians`` of shape (groups, dims), ``inf`` where a group's median was not reached;
+        ``drift_side``, the fraction of each group's first half that escapes on the side of
+        the drift.
     """
     dims = _dims(dims)
     n_groups = V.positive_int(n_groups, "n_groups", minimum=2)
@@ -391,27 +409,36 @@ def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4
     tau_max = V.positive_float(tau_max, "tau_max")
     block = V.positive_int(block, "block")
     P, need = n_groups * group_size, group_size // 2 + 1
-    medians = np.full((n_groups, dims.size), np.inf)
-    escaped = np.zeros(dims.size)
+    medians, sides = np.full((n_groups, dims.size), np.inf), np.zeros((n_groups, dims.size))
+    escaped, kappa_sign = np.zeros(dims.size), np.sign(_kappa_power()[0])
     for j, d in enumerate(dims):
         g = V.stream(rng, int(d), 2)
         g1 = g.standard_normal(P)
         m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
-        hit = np.full(P, np.inf)
+        hit, sign = np.full(P, np.inf), np.zeros(P)
         alive, t, budget = np.arange(P), 0, int(math.ceil(tau_max * d * d))
         while t < budget:
             k = min(block, budget - t)
             Z, S = g.standard_normal((2, k, alive.size))
             Q = S * S + g.chisquare(d - 2, (k, alive.size))
-            m[alive], first = _one_pass_block(m[alive], Z, S, Q, c * float(d) ** -1.5, level)
+            m[alive], first, side = _one_pass_block(m[alive], Z, S, Q, c * float(d) ** -1.5,
+                                                    level)
             out = first > 0
-            hit[alive[out]] = t + first[out]
+            hit[alive[out]], sign[alive[out]] = t + first[out], side[out]
             alive, t = alive[~out], t + k
             if np.isfinite(hit).reshape(n_groups, -1).sum(axis=1).min() >= need:
                 break
         medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
         escaped[j] = np.mean(np.isfinite(hit))
-    return MedianEscape(dims, medians, escaped)
+        sides[:, j] = _side_fraction(hit, sign == kappa_sign, n_groups)
+    return MedianEscape(dims, medians, escaped, sides)
+
+
+def _side_fraction(hit, favoured, n_groups):
+    """Per group, the fraction of ``favoured`` among the paths that hit by the group median."""
+    h, f = hit.reshape(n_groups, -1), favoured.reshape(n_groups, -1)
+    first = h <= np.median(h, axis=1, keepdims=True)
+    return np.sum(first & f, axis=1) / np.maximum(np.sum(first, axis=1), 1)
 
 
 class OnePassLimit(NamedTuple):
@@ -427,11 +454,17 @@ class OnePassLimit(NamedTuple):
     r""":math:`\kappa = \sqrt3\,\E[\sigma'(z)h_2(z)]`."""
     power: float
     r""":math:`\E[\sigma'(z)^2]`."""
+    group_log: np.ndarray
+    """The statistic of the chain's groups: the log of the median time of each group of
+    ``group_size`` paths, (dims, groups)."""
+    drift_side: np.ndarray
+    r"""Mean over groups of the fraction of the paths that reach :math:`|y| = \ell\sqrt d` by
+    the group median with :math:`y` of the sign of :math:`\kappa`, per d."""
 
 
 def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000,
                    h: float = 1e-3, y_max: float = 100.0, drift: bool = True,
-                   rng=None) -> OnePassLimit:
+                   group_size: int | None = 16, rng=None) -> OnePassLimit:
     r"""The :math:`d`-free diffusion of one-pass SGD, eq. {eq}`eq-ch9-one-pass-sde`
     (:math:`y = \sqrt d\,m`, :math:`\tau = t/d^2`, :math:`\eta = c\,d^{-3/2}`, tanh student,
     :math:`h_3` target), from :math:`y_0\sim\N(0,1)`, by Euler-Maruyama with step
@@ -458,6 +491,11 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
         Keep the drift :math:`c\kappa y^2`; ``False`` gives the competitor without it, the
         Ornstein-Uhlenbeck process of the noise and the retraction alone, which does not blow
         up (``tau_inf`` is then ``nan``; keep its levels low).
+    group_size : int or None
+        Paths per group for ``group_log`` and ``drift_side`` (the chain's groups, formed from
+        the first paths); the run goes on until more than half of every group has reached
+        every level. ``None``: no groups (those two fields are ``None``), and the run stops
+        when more than half of all paths have reached every level.
     rng : Generator, int or None
         Random state (SPEC 7).
 
@@ -477,20 +515,29 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
     levels = np.append(level * np.sqrt(dims.astype(float)), V.positive_float(y_max, "y_max"))
     if np.any(np.diff(levels) <= 0):
         raise ValueError("y_max must exceed level * sqrt(d) for every d (and dims increase)")
-    g, w = gauss_hermite(120)
-    ds = STUDENTS["tanh"][0](g)
-    kappa = math.sqrt(3.0) * float(w @ (ds * (g * g - 1.0))) / math.sqrt(2.0)
-    power = float(w @ ds**2)
+    grouping = group_size is not None
+    group_size = V.positive_int(group_size if grouping else 2, "group_size", minimum=2)
+    if n_paths < 2 * group_size:
+        raise ValueError(f"n_paths ({n_paths}) must be at least 2 * group_size ({group_size})")
+    kappa, power = _kappa_power()
     noise = c * math.sqrt(7.0 * power)      # E[h_3(G)^2 G^2] = 7
     dt = h / c
     shift = 0.5826 * noise * math.sqrt(dt)
     gen = V.generator(rng)
     y = gen.standard_normal(n_paths)
-    hit = np.full((levels.size, n_paths), np.inf)
-    t, need = 0.0, n_paths // 2 + 1
-    rows = slice(None) if drift else slice(0, -1)
+    hit, sign = np.full((levels.size, n_paths), np.inf), np.zeros((levels.size, n_paths))
+    t, need = 0.0, group_size // 2 + 1
     k_y = c * kappa if drift else 0.0
-    while np.min(np.sum(np.isfinite(hit[rows]), axis=1)) < need:
+    by_group = (dims.size, n_paths // group_size, group_size)
+    grouped = slice(0, by_group[1] * group_size)
+    rows = slice(None) if drift else slice(0, -1)
+
+    def running():
+        fin = np.isfinite(hit)
+        groups = grouping and np.min(fin[:-1, grouped].reshape(by_group).sum(axis=2)) < need
+        return groups or np.min(fin[rows].sum(axis=1)) <= n_paths // 2
+
+    while running():
         if t > 1e3 / c:
             raise ValueError("the diffusion does not reach its levels within 1000 / c")
         y = y + (k_y * y * y - 0.5 * c * c * power * y) * dt \
@@ -498,7 +545,12 @@ def one_pass_limit(dims, c: float = 4.0, level: float = 0.1, n_paths: int = 4000
         y = np.clip(y, -2 * y_max, 2 * y_max)
         t += dt
         new = np.isinf(hit) & (np.abs(y) >= levels[:, None] - shift)
-        hit[new] = t
+        hit[new], sign[new] = t, np.broadcast_to(np.sign(y), hit.shape)[new]
     hit[-1] += 1.0 / (c * abs(kappa) * y_max)
     med = np.median(hit, axis=1)
-    return OnePassLimit(dims, med[:-1], float(med[-1]) if drift else math.nan, kappa, power)
+    grp = np.log(np.median(hit[:-1, grouped].reshape(by_group), axis=2)) if grouping else None
+    side = np.array([np.mean(_side_fraction(hit[i, grouped], sign[i, grouped] == np.sign(kappa),
+                                            by_group[1])) for i in range(dims.size)])
+    return OnePassLimit(dims, med[:-1], float(med[-1]) if drift else math.nan, kappa, power,
+                        grp, side if grouping else None)
+
