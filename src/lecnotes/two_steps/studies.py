@@ -41,6 +41,7 @@ from lecnotes.models.layerwise import multi_step
 from lecnotes.models.networks import init_params
 from lecnotes.two_steps import theory as SP
 from lecnotes.two_steps.experiments import (
+    feature_matrix,
     simulate_one_step_spikes,
     taylor_strengths,
 )
@@ -176,11 +177,24 @@ class OneStepStudy(NamedTuple):
     theorem_agree: np.ndarray
 
 
-def one_step_study(sizes: Sequence[int], alphas, seeds: int) -> OneStepStudy:
+def _feature_nulls(N: int, first: int, count: int) -> list[np.ndarray]:
+    """Spectra of the features at initialisation of ``count`` extra draws (streams ``first``..
+    of the seed ``N``, after the runs' own), to calibrate the margin."""
+    out = []
+    for k in range(first, first + count):
+        g = V.stream(N, k)
+        W0 = init_params(N, N, rng=g, symmetric=False, second_layer="gaussian")[0]
+        out.append(singular_values(feature_matrix(W0, g.standard_normal((N, N)), SINCOS)))
+    return out
+
+
+def one_step_study(sizes: Sequence[int], alphas, seeds: int, nulls: int = 8) -> OneStepStudy:
     r"""Spikes of the features after one step at several :math:`N`, against two predictions.
 
     {prf:ref}`thm-ch7-one-step-spikes` and the finite-:math:`N` calculation with the square BBP
-    rule ({eq}`eq-ch7-square-bbp`). Size ``N`` draws from the seed ``N`` (its own stream).
+    rule ({eq}`eq-ch7-square-bbp`). Size ``N`` draws from the seed ``N`` (its own stream). The
+    margin is calibrated on ``nulls`` spectra of the features at initialisation per size (the
+    runs' own, then extra draws), pooled over the sizes.
 
     Parameters
     ----------
@@ -189,6 +203,8 @@ def one_step_study(sizes: Sequence[int], alphas, seeds: int) -> OneStepStudy:
     alphas : array_like
         Step exponents in [0, 1/2).
     seeds : int
+    nulls : int, default 8
+        Null spectra per size for the margin (at least ``seeds``).
 
     Returns
     -------
@@ -197,8 +213,10 @@ def one_step_study(sizes: Sequence[int], alphas, seeds: int) -> OneStepStudy:
     sizes = V.sizes(sizes, "sizes", count=2)
     alphas = _alphas(alphas, "alphas")
     seeds = V.positive_int(seeds, "seeds")
+    nulls = V.positive_int(nulls, "nulls", minimum=seeds)
     sims = {int(n): simulate_one_step_spikes(int(n), alphas, seeds, rng=int(n)) for n in sizes}
-    margin = null_margin([s for n in sims for s in sims[n].null])
+    margin = null_margin([s for n in sims for s in sims[n].null]
+                         + [s for n in sims for s in _feature_nulls(n, seeds, nulls - seeds)])
     counts = {n: outlier_counts(r.s, r.edge, r.scale, margin) for n, r in sims.items()}
     theory = SP.one_step_spike_count(alphas)
     fin = SP.compare_one_step_counts(sims, counts, alphas, margin)

@@ -27,6 +27,7 @@ from lecnotes.two_steps.finite import (  # noqa: F401
     finite_n_spike_strengths,
     finite_n_spikes,
     kernel_singular_values,
+    run_kernel_strengths,
     square_bbp,
     taylor_spike_strengths,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "one_step_spike_count",
     "one_step_spike_intervals",
     "kernel_singular_values",
+    "run_kernel_strengths",
     "finite_n_spike_strengths",
     "square_bbp",
     "taylor_spike_strengths",
