@@ -165,8 +165,8 @@ PLACES = {
     "sgd-repetition/he3/escape-time": {
         "target_class": "generative exponent",
         "method": "SGD with repetition",
-        "target": "He_3, k* = 1 (k = 3)",
-        "law": "d log d",
+        "target": "He_3, k* = 1 (k = 3), a non-symmetric direction",
+        "law": "d",
         "exponent": 1,
         "counts": "time",
     },
