@@ -37,6 +37,7 @@ def test_sweep_shapes_ranges_and_learning():
     for q in (g.q1, g.q1_one, g.energy):
         assert np.all((q >= 0) & (q <= 1 + 1e-12))
     assert np.all(np.abs(g.corr) <= 1 + 1e-12)
+    assert g.corr_sum.shape == (3, 2) and np.all(np.abs(g.corr_sum) <= 1 + 1e-12)
     # far above the threshold the trained first layer has found most of the latent space
     assert g.q1[:, :, -1].mean() > 0.6 > 2 * 5 / 25
 

@@ -59,6 +59,9 @@ class LayerwiseGD(NamedTuple):
     corr: np.ndarray
     """``[seed, size, beta]``: correlation with :math:`h` of the second-layer pre-activation,
     trained on top of the first layer of the largest ``alpha``."""
+    corr_sum: np.ndarray
+    """``[seed, size]``: the same for the untrained uniform second layer :math:`v = 1`, the sum
+    of the first-layer features (stage 2's zero-sample baseline)."""
 
 
 def quadratic_corr(W, v, r):
@@ -166,7 +169,7 @@ def layerwise_gd_sweep(dims, alphas, betas, seeds, c, width=1.0, steps1=10, eta1
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
     shape = (seeds, len(dims), len(alphas))
     q1, q1_one, energy = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    corr = np.zeros((seeds, len(dims), len(betas)))
+    corr, corr_sum = np.zeros((seeds, len(dims), len(betas))), np.zeros((seeds, len(dims)))
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r, p1 = int(d), int(r), max(int(round(width * d)), int(r))
         n1 = np.round(alphas * d * r).astype(int)
@@ -182,4 +185,5 @@ def layerwise_gd_sweep(dims, alphas, betas, seeds, c, width=1.0, steps1=10, eta1
             X2, y2 = sample_sight(d, r, int(n2[-1]), c, V.stream(rng, d, s, 23))
             vs = _stage_two(Ws[-1], X2, y2, n2, steps2)
             corr[s, j] = quadratic_corr(Ws[-1][None], vs, r)
-    return LayerwiseGD(dims, ranks, alphas, betas, q1, q1_one, energy, corr)
+            corr_sum[s, j] = quadratic_corr(Ws[-1], np.ones(p1), r)
+    return LayerwiseGD(dims, ranks, alphas, betas, q1, q1_one, energy, corr, corr_sum)
