@@ -149,6 +149,7 @@ def test_the_sharpness_section_lists_wide_far_and_degenerate_claims():
         {**_claim("bound", 1.5, True, expected=1.2, tol=None, relation=">="),
          "alternative": 1.0},
         _claim("exact", 1.0, True, expected=1.0, tol=1e-12),
+        {**_claim("near", 0.01, True, expected=0.0, tol=0.1), "alternative": 0.15},
     ]}
 
     class Finding:  # the fields of claim_rules.Finding the summary reads
@@ -163,6 +164,8 @@ def test_the_sharpness_section_lists_wide_far_and_degenerate_claims():
     assert "`00_x:wide` | 40% | finite-size | only the sign matters" in text
     assert "`00_x:far`" in text and "rejects 0 at 100 tolerances" in text
     assert "`-t10 * se`" in text
+    assert [r["label"] for r in sh["near"]] == ["near"]  # 1.5 tolerances, zero reference
+    assert "### Alternatives closer than 2 tolerances" in text and "`00_x:near`" in text
     page = robustness.page({"roots": [1], "claims": []}, None, sh)
     assert "## How sharp the claims are" in page
 

@@ -205,6 +205,11 @@ FAR = 30
 """An alternative more than this many tolerances from the reference is a distant competitor:
 the sharpness section lists it, asking whether a closer one exists."""
 
+NEAR = 2
+"""A two-sided claim whose alternative lies closer than this many tolerances to its reference
+passes often when the competitor is true (at 1.5 tolerances, about a twentieth of the time):
+the sharpness section lists it, for any reference, zero included (review 10, finding 5)."""
+
 
 def _median(xs):
     xs = sorted(xs)
@@ -230,10 +235,11 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
         how many of those name a numerical alternative, its median distance in tolerances and
         how many lie further than :data:`FAR`; ``one_sided``: count and median margin relative
         to the bound; ``kinds``: counts per kind (stated or inferred); ``wide``, ``far``,
-        ``degenerate``: the rows to list.
+        ``near``, ``degenerate``: the rows to list (``near``: two-sided claims whose
+        alternative lies within :data:`NEAR` tolerances, zero references included).
     """
     two, alts, one, kinds = [], [], [], {}
-    wide, far = [], []
+    wide, far, near = [], [], []
     for chapter, recs in records.items():
         for rec in recs:
             s = claims.sharpness(rec["relation"], rec["measured"], rec["expected"],
@@ -246,6 +252,8 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
                    "alt_distance": s.alt_distance, "why_wide": rec.get("why_wide"),
                    "kind": kind, "text": claims.sharpness_text(rec)}
             if rec["relation"] in ("approx", "between"):
+                if s.alt_distance is not None and s.alt_distance < NEAR:
+                    near.append(row)
                 if s.resolution is None or s.resolution <= 1e-6:
                     continue  # against zero, or exact to rounding
                 two.append(s.resolution)
@@ -264,7 +272,7 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
                          "over_far": len(far)},
         "one_sided": {"count": len(one), "median_margin": _median(one)},
         "kinds": dict(sorted(kinds.items())),
-        "wide": wide, "far": far,
+        "wide": wide, "far": far, "near": near,
         "degenerate": [{"notebook": f.notebook, "label": f.label, "expression": f.expression,
                         "reason": f.reason} for f in (findings or [])],
     }
@@ -333,6 +341,8 @@ def sharpness_section(sh: dict) -> list[str]:
         f"- **one-sided claims against a non-zero bound**: {o['count']}; median margin "
         f"{pct(o['median_margin'])} of the bound",
         "- **kinds**: " + ", ".join(f"{k} {v}" for k, v in sh["kinds"].items()),
+        f"- **two-sided alternatives closer than {NEAR} tolerances** (any reference): "
+        f"{len(sh.get('near', []))} (listed below)",
         f"- **alternatives computed from their claim's own tolerance or margin**: "
         f"{len(sh['degenerate'])} (the strict build fails on any)",
         "", f"### Claims wider than {claims.WIDE:.0%} of their reference", "",
@@ -354,6 +364,17 @@ def sharpness_section(sh: dict) -> list[str]:
     else:
         lines.append("None: every alternative is a value a competing explanation predicts, "
                      "or the claim says why none applies.")
+    lines += ["", f"### Alternatives closer than {NEAR} tolerances", "",
+              "A two-sided claim whose alternative lies this close to its reference would "
+              "pass often if the competitor were true, so it cannot be what rejects the "
+              "competitor: each of these is a consistency check, or another claim (named in "
+              "its statement or reason) carries the rejection.", ""]
+    if sh.get("near"):
+        lines += ["| claim | sharpness |", "|---|---|"]
+        for r in sh["near"]:
+            lines.append(f"| `{r['chapter']}:{r['label']}` | {r['text'].replace('|', '/')} |")
+    else:
+        lines.append("None.")
     lines += ["", f"### Alternatives further than {FAR} tolerances", "",
               "A distant alternative is rejected by construction; each of these is listed so "
               "that a reader can ask whether a closer competitor exists.", ""]

@@ -92,6 +92,29 @@ def test_the_static_rule_flags_alternatives_built_from_the_tolerance(tmp_path):
     assert "nearest competing explanation" in found["a"].line()
 
 
+def test_the_static_rule_follows_quantiles_loops_functions_and_spread_keywords(tmp_path):
+    """The evasions a cold review found (review 10, finding 5): a t-factor written as a
+    quantile, carried by a loop variable or returned by a helper, and keywords the rule cannot
+    read; an honest loop and an honest helper stay unflagged."""
+    path = _notebook(
+        tmp_path,
+        "tq = scipy.stats.t.ppf(0.9995, 9)",
+        'claims.claim("q", "s", m, 0.0, relation=">=", alternative=-tq * se)',
+        "for tk in (stats.t_factor(8), stats.t_factor(16)):\n"
+        '    claims.claim("l", "s", m, 0.0, relation=">=", alternative=m - tk * se)',
+        "def bound(m, se, n):\n    return m - stats.t_factor(n) * se",
+        'claims.claim("h", "s", m, 0.0, relation=">=", alternative=bound(m, se, 8))',
+        'kw = dict(alternative=0.0)\nclaims.claim("k", "s", m, 1.0, tol=0.1, **kw)',
+        "def competitor(d):\n    return 1 / np.sqrt(d)",
+        "for d in dims:\n"
+        '    claims.claim(f"ok-{d}", "s", m, 1.0, tol=0.1, alternative=competitor(d))',
+    )
+    found = {f.label: f for f in claim_rules.degenerate_alternatives(path)}
+    assert sorted(found) == ["h", "k", "l", "q"]
+    assert "tq" in found["q"].reason and "tk" in found["l"].reason
+    assert "bound" in found["h"].reason and "**" in found["k"].reason
+
+
 def test_the_static_rule_validates_its_input(tmp_path):
     with pytest.raises(ValueError):
         claim_rules.degenerate_alternatives(tmp_path / "missing.ipynb")

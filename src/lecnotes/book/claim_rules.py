@@ -9,17 +9,26 @@ and it says nothing about what a reader would put in the claim's place.
 :func:`degenerate_alternatives` reads the code cells of a notebook and flags every call of
 ``claim`` or ``claim_mean`` whose ``alternative=`` expression
 
-* calls ``t_factor`` or names ``margin``;
+* calls ``t_factor``, a quantile function (``ppf``, ``isf``: a t-factor written out) or names
+  ``margin``;
 * uses a variable that the notebook assigns from such an expression (a *tainted* name: the
-  taint follows assignments through the whole notebook, so ``t10 = stats.t_factor(10)`` and
-  ``lo = m - t10 * se`` both taint);
+  taint follows assignments, loop and comprehension targets, and the return values of
+  functions the notebook defines, through the whole notebook, so ``t10 =
+  stats.t_factor(10)``, ``lo = m - t10 * se``, ``for t in (t_factor(8), t_factor(16))`` and a
+  ``def`` that returns ``m - t_factor(n) * se`` all taint);
 * shares a variable with the claim's own ``tol=`` expression, other than the reference the
-  tolerance is stated relative to.
+  tolerance is stated relative to;
+
+and every call that passes keywords through ``**`` (the rule cannot read them).
 
 The claims ledger extension warns on each (so the strict build fails and names the claim), and
-a unit test runs the rule on every lecture. The numeric counterpart, an alternative a simple
-multiple of the tolerance away, is checked when the claim is made
-(:func:`lecnotes.book.claims.sharpness`).
+a unit test runs the rule on every lecture. The rule reads source, so it cannot follow a value
+that a library function returns together with its bound, nor a standard error multiplied by
+hand (``m - 4 * se``). Those would show as an alternative within a couple of tolerances of the
+measurement: the robustness page lists every alternative closer than two tolerances (or, for a
+bound, within twice the margin), the numeric counterpart of this rule. The width rule (a
+two-sided claim wider than a quarter of its reference must say why) is checked when the claim
+is made (:func:`lecnotes.book.claims.claim`).
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from pathlib import Path
 __all__ = ["Finding", "degenerate_alternatives"]
 
 _CLAIM_FUNCTIONS = ("claim", "claim_mean")
-_FORBIDDEN = ("t_factor", "margin")
+_FORBIDDEN = ("t_factor", "margin", "ppf", "isf")
 _HARMLESS = {"np", "numpy", "math", "float", "abs", "min", "max", "int", "len"}
 
 
@@ -118,20 +127,34 @@ def _code_cells(path: Path) -> list[tuple[int, ast.Module]]:
     return out
 
 
+def _assignments(tree):
+    """``(value, targets)`` of every binding in a tree: assignments, loop and comprehension
+    targets (bound from their iterable), and function definitions (bound from the values
+    they return)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            yield node.value, node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            yield node.value, [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            yield node.iter, [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            body = [node.body] if isinstance(node, ast.Lambda) else [
+                r.value for r in ast.walk(node) if isinstance(r, ast.Return) and r.value]
+            name = getattr(node, "name", None)
+            for value in body:
+                if name is not None:
+                    yield value, [ast.Name(id=name)]
+
+
 def _tainted(trees) -> set[str]:
-    """Names assigned (anywhere in the notebook) from a t-factor, a margin, or a tainted name."""
+    """Names bound (anywhere in the notebook) from a t-factor, a margin, or a tainted name."""
     tainted: set[str] = set()
     changed = True
     while changed:
         changed = False
         for _, tree in trees:
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Assign):
-                    value, targets = node.value, node.targets
-                elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                    value, targets = node.value, [node.target]
-                else:
-                    continue
+            for value, targets in _assignments(tree):
                 names = _names(value)
                 if any(_stem(r) in tainted or _leaf(r) in _FORBIDDEN for r in names):
                     new = {n.id for t in targets for n in ast.walk(t)
@@ -175,10 +198,13 @@ def degenerate_alternatives(path: str | os.PathLike) -> list[Finding]:
         for call in _claim_calls(tree):
             kw = {k.arg: k.value for k in call.keywords if k.arg}
             alt = kw.get("alternative")
-            if alt is None:
+            spread = any(k.arg is None for k in call.keywords)
+            if alt is None and not spread:
                 continue
-            names = _names(alt)
+            names = _names(alt) if alt is not None else set()
             reasons = []
+            if spread:
+                reasons.append("passing keywords through **, which the rule cannot read")
             bad = sorted(r for r in names if _leaf(r) in _FORBIDDEN)
             if bad:
                 reasons.append(f"computed with {', '.join(bad)}")
@@ -196,6 +222,7 @@ def degenerate_alternatives(path: str | os.PathLike) -> list[Finding]:
             if reasons:
                 first = call.args[0] if call.args else kw.get("label")
                 label = first.value if isinstance(first, ast.Constant) else ast.unparse(first)
-                out.append(Finding(path.name, cell, str(label), ast.unparse(alt),
+                expr = ast.unparse(alt) if alt is not None else "**"
+                out.append(Finding(path.name, cell, str(label), expr,
                                    "; ".join(reasons)))
     return out
