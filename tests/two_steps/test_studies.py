@@ -141,6 +141,25 @@ def test_fresh_decay_ratio_is_one_for_inverse_root_overlaps():
         studies.fresh_decay_ratio(np.ones((5, 2)), dims)
 
 
+def test_fresh_learned_part_recovers_a_learned_component_on_a_floor():
+    dims = np.array([250, 500, 1000])
+    rng = V.generator(1)
+    floors = (7.0, 4.0)  # d q^2 of the noise floor, two configurations
+    fresh, reused = [], []
+    for f0 in floors:
+        q2 = f0 * rng.chisquare(1, (4000, 3)) / dims + 0.01  # kappa^2 = 0.01 on the floor
+        fresh.append(np.sqrt(q2))
+        reused.append(np.full((10, 3), 0.6))
+    k2, se, alt = studies.fresh_learned_part(fresh, reused, dims)
+    assert abs(k2 - 0.01) < 4 * se and se < 0.003
+    assert alt == pytest.approx(0.04)  # (0.6 / 3)^2
+    floor_only = [np.sqrt(f0 * rng.chisquare(1, (4000, 3)) / dims) for f0 in floors]
+    k0, se0, _ = studies.fresh_learned_part(floor_only, reused, dims)
+    assert abs(k0) < 4 * se0
+    with pytest.raises(ValueError):
+        studies.fresh_learned_part(fresh, reused[:1], dims)
+
+
 def test_stein_curves_are_the_theory_functions():
     cs, y = np.array([0.5, 1.0]), np.linspace(-2, 2, 9)
     got = studies.stein_curves(cs, y, 2.0, activations=("tanh",))

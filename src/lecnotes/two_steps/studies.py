@@ -17,8 +17,9 @@ claims read:
   two steps counted against spike-free nulls ({prf:ref}`thm-ch7-two-step-outliers`,
   {eq}`eq-ch7-null`); :func:`power_localisation`: the realised participation ratio of the
   powers of a second layer;
-* :func:`stein_curves`, :func:`reuse_runs`, :func:`fresh_decay_ratio`: the reused batch and its
-  effective preprocessing ({eq}`eq-ch7-reuse-preprocessing`).
+* :func:`stein_curves`, :func:`reuse_runs`, :func:`fresh_decay_ratio`,
+  :func:`fresh_learned_part`: the reused batch and its effective preprocessing
+  ({eq}`eq-ch7-reuse-preprocessing`).
 
 The figures of these sections are drawn by :mod:`lecnotes.two_steps.explorer` (the chapter's
 book-facing module).
@@ -52,7 +53,13 @@ from lecnotes.two_steps.finite_size import (
     power_localisation,
 )
 from lecnotes.two_steps.phase import simulate_two_step_counts
-from lecnotes.two_steps.reuse import SteinCurves, fresh_decay_ratio, reuse_runs, stein_curves
+from lecnotes.two_steps.reuse import (
+    SteinCurves,
+    fresh_decay_ratio,
+    fresh_learned_part,
+    reuse_runs,
+    stein_curves,
+)
 from lecnotes.two_steps.theory import check_alpha
 
 __all__ = [
@@ -75,6 +82,7 @@ __all__ = [
     "stein_curves",
     "reuse_runs",
     "fresh_decay_ratio",
+    "fresh_learned_part",
     "EdgeAttribution",
     "edge_attribution",
     "PowerLocalisation",
