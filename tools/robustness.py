@@ -206,9 +206,11 @@ FAR = 30
 the sharpness section lists it, asking whether a closer one exists."""
 
 NEAR = 2
-"""A two-sided claim whose alternative lies closer than this many tolerances to its reference
-passes often when the competitor is true (at 1.5 tolerances, about a twentieth of the time):
-the sharpness section lists it, for any reference, zero included (review 10, finding 5)."""
+"""A claim "approximately equal" whose alternative lies closer than this many tolerances to
+its reference passes often when the competitor is true (at 1.5 tolerances, about a twentieth
+of the time): the sharpness section lists it, for any reference, zero included (review 10,
+finding 5). A bracket (``between``) is not listed: its bounds are placed past the alternative
+by t standard errors, so passing rejects it."""
 
 
 def _median(xs):
@@ -252,8 +254,9 @@ def summarise_sharpness(records: dict[str, list[dict]], findings: list | None = 
                    "alt_distance": s.alt_distance, "why_wide": rec.get("why_wide"),
                    "kind": kind, "text": claims.sharpness_text(rec)}
             if rec["relation"] in ("approx", "between"):
-                if s.alt_distance is not None and s.alt_distance < NEAR:
-                    near.append(row)
+                if (rec["relation"] == "approx" and s.alt_distance is not None
+                        and s.alt_distance < NEAR):
+                    near.append(row)  # a bracket's bound is already past its alternative
                 if s.resolution is None or s.resolution <= 1e-6:
                     continue  # against zero, or exact to rounding
                 two.append(s.resolution)
@@ -341,7 +344,8 @@ def sharpness_section(sh: dict) -> list[str]:
         f"- **one-sided claims against a non-zero bound**: {o['count']}; median margin "
         f"{pct(o['median_margin'])} of the bound",
         "- **kinds**: " + ", ".join(f"{k} {v}" for k, v in sh["kinds"].items()),
-        f"- **two-sided alternatives closer than {NEAR} tolerances** (any reference): "
+        f"- **alternatives of \"approximately\" claims closer than {NEAR} tolerances** (any "
+        "reference): "
         f"{len(sh.get('near', []))} (listed below)",
         f"- **alternatives computed from their claim's own tolerance or margin**: "
         f"{len(sh['degenerate'])} (the strict build fails on any)",
