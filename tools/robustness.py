@@ -369,10 +369,11 @@ def sharpness_section(sh: dict) -> list[str]:
         lines.append("None: every alternative is a value a competing explanation predicts, "
                      "or the claim says why none applies.")
     lines += ["", f"### Alternatives closer than {NEAR} tolerances", "",
-              "A two-sided claim whose alternative lies this close to its reference would "
-              "pass often if the competitor were true, so it cannot be what rejects the "
-              "competitor: each of these is a consistency check, or another claim (named in "
-              "its statement or reason) carries the rejection.", ""]
+              "A claim \"approximately equal\" whose alternative lies this close to its "
+              "reference would often pass if the competitor were true, so it is not what "
+              "rejects the competitor: each is listed so that a reader can ask whether it is "
+              "stated as a consistency check, or which other claim carries the rejection.",
+              ""]
     if sh.get("near"):
         lines += ["| claim | sharpness |", "|---|---|"]
         for r in sh["near"]:
