@@ -98,7 +98,7 @@ def test_shallow_sweep_matches_a_direct_computation():
             gs = min(_direct_ridge_error(F, yr[:h], Ft, yt, lam) for lam in lams) / var
             assert sw.gs_error[s, 0, i] == pytest.approx(gs, rel=1e-3)
             lat = np.mean(np.sum(W1[:, :r] ** 2, 1) / np.sum(W1[:, :d] ** 2, 1))
-            assert sw.gs_latent[s, 0, i] == pytest.approx(lat, rel=1e-10)
+            assert sw.gs_latent[s, 0, i] == pytest.approx(lat, rel=1e-5)  # single-precision step
 
 
 def test_shallow_sweep_validates_its_input():

@@ -10,11 +10,14 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
   a polynomial ridge on the latent coordinates) and the low-degree predictor of the floor;
 * :mod:`lecnotes.hierarchical.joint` - a three-layer network trained jointly by giant steps;
 * :mod:`lecnotes.hierarchical.layerwise` - the layer-wise protocol run by gradient descent;
+* :mod:`lecnotes.hierarchical.controls` - stage 2 given the latent space, radial and signed
+  features;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
 
 from lecnotes.hierarchical import (
+    controls,
     experiments,
     explorer,
     grading,
@@ -24,6 +27,7 @@ from lecnotes.hierarchical import (
     shallow,
     theory,
 )
+from lecnotes.hierarchical.controls import StageTwoControl, stage_two_control
 from lecnotes.hierarchical.experiments import (
     DepthSweep,
     Stage1Sweep,
@@ -53,6 +57,7 @@ from lecnotes.hierarchical.shallow import (
 )
 
 __all__ = [
+    "controls",
     "experiments",
     "explorer",
     "grading",
@@ -88,4 +93,6 @@ __all__ = [
     "latent_ridge_errors",
     "low_degree_errors",
     "welch_z",
+    "StageTwoControl",
+    "stage_two_control",
 ]

@@ -19,13 +19,15 @@ from lecnotes.book.explorer import build_explorer, with_option
 from lecnotes.core import stats
 from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
+from lecnotes.hierarchical.controls import StageTwoControl
 from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
 from lecnotes.hierarchical.joint import JointSweep
 from lecnotes.hierarchical.layerwise import LayerwiseGD
 from lecnotes.hierarchical.shallow import ShallowSweep
 
 __all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
-           "shallow_figure", "joint_figure", "layerwise_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
+           "shallow_figure", "joint_figure", "layerwise_figure", "control_figure",
+           "wide_rf_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
 
 EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
 """Quadratic coefficients of the link offered by the explorer."""
@@ -358,4 +360,84 @@ def layerwise_figure(gd, theory1):
     a2.set(xscale="log", xlabel="stage-2 samples $n_2$", ylabel=r"corr$(u, h)$",
            title="stage 2: second layer")
     plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def control_figure(ctl):
+    r"""Stage 2 given the latent space ({ref}`sec-ch10-control`): the correlation of the
+    trained second-layer pre-activation with the feature against :math:`\beta = n_2/r^2`, the
+    radial feature :math:`h` (left) and the signed one (right), one colour per :math:`d`, with
+    the untrained uniform second layer :math:`v = 1` (dotted).
+
+    Parameters
+    ----------
+    ctl : StageTwoControl
+        From :func:`lecnotes.hierarchical.controls.stage_two_control`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(ctl, StageTwoControl):
+        raise ValueError("ctl must be a StageTwoControl")
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.3), layout="constrained", sharey=True)
+    for f, (ax, name) in enumerate(zip(axes, ("radial feature $h$", "signed feature"),
+                                       strict=True)):
+        for j, (d, r) in enumerate(zip(ctl.dims, ctl.ranks, strict=True)):
+            col = plotting.PALETTE[j % len(plotting.PALETTE)]
+            plotting.errorbar_over_seeds(ax, ctl.betas, ctl.corr[f, :, j], color=col,
+                                         marker="o", ms=3, label=f"$d = {d}$, $r = {r}$"
+                                         if f == 0 else None)
+            ax.axhline(np.mean(ctl.corr_sum[f, :, j]), color=col, ls=(0, (1, 2)), lw=0.9)
+        ax.set(xscale="log", xlabel=r"$\beta = n_2/r^2$", title=name)
+    axes[0].set_ylabel("corr. with the feature")
+    plotting.shared_legend(fig, ncol=3)
+    return fig
+
+
+def wide_rf_figure(dims, ns_deep, deep, ns_rf, rf, widths, floors):
+    r"""Relative test error against :math:`n` (log-log) of the layer-wise learner (solid) and
+    of random-features ridge of width :math:`p` of order :math:`d^2/2` (dashed), one colour per
+    :math:`d`, with the kernel floor {eq}`eq-ch10-floor` (dotted).
+
+    Parameters
+    ----------
+    dims : array_like (D,)
+        Sizes.
+    ns_deep, ns_rf : array_like
+        Budgets of the two learners.
+    deep, rf : array_like (seeds, D, len(ns))
+        Relative errors of the two learners (their own seeds and budgets).
+    widths : array_like (D,)
+        Random-feature widths.
+    floors : array_like (D,)
+        The floor of each size.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    ns_deep, ns_rf = V.finite_array(ns_deep, "ns_deep", ndim=1), V.finite_array(ns_rf, "ns_rf",
+                                                                                 ndim=1)
+    deep, rf = V.finite_array(deep, "deep", ndim=3), V.finite_array(rf, "rf", ndim=3)
+    floors = V.finite_array(floors, "floors", ndim=1)
+    if deep.shape[1:] != (len(dims), ns_deep.size) or rf.shape[1:] != (len(dims), ns_rf.size):
+        raise ValueError("deep and rf need shape (seeds, sizes, budgets)")
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    for j, (d, p) in enumerate(zip(dims, widths, strict=True)):
+        col = plotting.PALETTE[j % len(plotting.PALETTE)]
+        plotting.errorbar_over_seeds(ax, ns_deep, deep[:, j], color=col, marker="o", ms=3,
+                                     label=f"three layers, $d = {d}$")
+        plotting.errorbar_over_seeds(ax, ns_rf, rf[:, j], color=col, marker="^", ms=4, ls="--",
+                                     label=f"random features, $p = {p}$")
+        ax.axhline(floors[j], color=col, ls=(0, (1, 2)), lw=0.9)
+    ax.set(xscale="log", yscale="log", xlabel="$n$ (samples)",
+           ylabel="test error / constant predictor's")
+    plotting.log_ticks(ax, [int(v) for v in ns_deep[::2]])
+    plotting.log_ticks(ax, [0.05, 0.1, 0.2, 0.5, 1], axis="y")
+    plotting.shared_legend(fig, ncol=2)
     return fig

@@ -83,7 +83,8 @@ def quadratic_corr(W, v, r):
     -------
     ndarray (...)
     """
-    B = np.einsum("...kd,...k,...ke->...de", W, v, W)
+    W, v = np.asarray(W, float), np.asarray(v, float)
+    B = np.matmul(np.swapaxes(W * v[..., None], -1, -2), W)
     tr = np.trace(B[..., :r, :r], axis1=-2, axis2=-1)
     return tr / (np.sqrt(r) * np.linalg.norm(B, axis=(-2, -1)))
 
@@ -91,11 +92,12 @@ def quadratic_corr(W, v, r):
 def _stage_one(X, t, W0, ns, steps, eta):
     """Rows of W1 after ``steps`` spherical steps at each nested n, and after one step."""
     d = X.shape[1]
-    D, start, out, one = np.zeros((d, d)), 0, [], []
+    D, S, start, out, one = np.zeros((d, d)), np.zeros((d, d)), 0, [], []
     for n in ns:
         D += (X[start:n] * t[start:n, None]).T @ X[start:n]
+        S += X[start:n].T @ X[start:n]
         start = n
-        Db = D / n - np.mean(t[:n]) * (X[:n].T @ X[:n]) / n
+        Db = D / n - np.mean(t[:n]) * S / n
         W = W0
         for k in range(steps):
             W = W + eta * W @ Db
@@ -107,17 +109,20 @@ def _stage_one(X, t, W0, ns, steps, eta):
 
 
 def _top_overlap(W, r):
-    Vt = np.linalg.svd(W, full_matrices=False)[2][:r]
-    return float(np.sum(Vt[:, :r] ** 2) / r)
+    U = np.linalg.eigh(W.T @ W)[1][:, -r:]  # the top-r right singular vectors
+    return float(np.sum(U[:r] ** 2) / r)
 
 
 def _stage_two(W, X, y, ns, steps):
     """Second-layer weights after ``steps`` GD steps from 0, at each nested n."""
     F = ((X @ W.T) ** 2 - 1) / np.sqrt(2)
     yc = y - np.mean(y)
-    out = []
+    out, Gs, ms, start = [], np.zeros((W.shape[0],) * 2), np.zeros(W.shape[0]), 0
     for n in ns:
-        G, m = F[:n].T @ F[:n] / n, F[:n].T @ yc[:n] / n
+        Gs += F[start:n].T @ F[start:n]
+        ms += F[start:n].T @ yc[start:n]
+        start = n
+        G, m = Gs / n, ms / n
         lr, v = 1.0 / np.linalg.eigvalsh(G)[-1], np.zeros(W.shape[0])
         for _ in range(steps):
             v = v + lr * (m - G @ v)

@@ -134,13 +134,16 @@ def one_giant_step(W0, a0, X, y, eta0=1.0):
     return W0 - eta0 * p * math.sqrt(n / d) * _step_sum(W0, a0, X, y) / n
 
 
-def _step_sum(W0, a0, X, y):
-    """sum_i of the first-layer gradient terms of the square loss (not divided by n)."""
+def _step_sum(W0, a0, X, y, dtype=float):
+    """sum_i of the first-layer gradient terms of the square loss (not divided by n), computed
+    in ``dtype`` (single precision in the sweeps' blocks, summed in double over blocks)."""
     p = W0.shape[1]
-    Z = np.matmul(X, np.swapaxes(W0, -1, -2))
-    f = np.einsum("snp,sp->sn", np.maximum(Z, 0.0), a0) / math.sqrt(p)
-    M = (Z > 0) * (f - y)[:, :, None]
-    return np.matmul(np.swapaxes(M, -1, -2), X) * (a0[:, :, None] / math.sqrt(p))
+    Xc = np.asarray(X, dtype)
+    Z = np.matmul(Xc, np.swapaxes(np.asarray(W0, dtype), -1, -2))
+    f = np.einsum("snp,sp->sn", np.maximum(Z, 0.0), a0.astype(dtype)) / math.sqrt(p)
+    M = (Z > 0) * (f - y.astype(dtype))[:, :, None]
+    G = np.matmul(np.swapaxes(M, -1, -2), Xc).astype(float)
+    return G * (a0[:, :, None] / math.sqrt(p))
 
 
 class ShallowSweep(NamedTuple):
@@ -162,9 +165,12 @@ class ShallowSweep(NamedTuple):
 
 def _draw(gens, n, d, r, c):
     """Samples of every seed, with a last column of ones (the neurons' bias)."""
-    X = np.stack([g.standard_normal((n, d)) for g in gens])
+    X = np.empty((len(gens), n, d + 1))
+    X[:, :, d] = 1.0
+    for k, g in enumerate(gens):
+        X[k, :, :d] = g.standard_normal((n, d))
     s = np.einsum("snj,snj->sn", X[:, :, :r], X[:, :, :r])
-    return np.concatenate([X, np.ones((len(gens), n, 1))], axis=2), T.link(T.feature(s, r), c)
+    return X, T.link(T.feature(s, r), c)
 
 
 def _layer(gens, p, d):
@@ -327,7 +333,7 @@ def shallow_sweep(dims, ns, seeds, c, p=512, eta0=1.0, n_test=2000, eps=0.5, chu
         grad, gens = np.zeros_like(W0), key(8)
         for start, stop, i in _segments(half, chunk):
             X, y = _draw(gens, stop - start, d, r, c)
-            grad += _step_sum(W0, a0, X, y)
+            grad += _step_sum(W0, a0, X, y, np.float32)
             if i is None:
                 continue
             W1 = W0 - eta0 * p * math.sqrt(stop / d) * grad / stop
