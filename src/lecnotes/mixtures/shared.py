@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
-from lecnotes.mixtures.amp import check_rho
-from lecnotes.mixtures.experiments import amp_sweep
+from lecnotes.mixtures.amp import check_rho, sample_sparse_gmm, subspace_overlap
+from lecnotes.mixtures.sparse import amp_lams
 
 __all__ = ["sample_shared", "shared_denoiser", "m_u", "m_v", "shared_se", "shared_potential",
            "shared_lambda_it", "SharedRuns", "shared_runs", "independent_from_truth",
@@ -302,7 +302,10 @@ def independent_from_truth(dims, lam, seeds, rho, alpha, iterations=30, eps=1e4,
     r"""The competitor of the shared support: AMP on the sparse mixture with independent
     supports at :math:`k = 2` ({prf:ref}`def-ch11-sparse-gmm`), started next to the truth (a
     side channel of precision ``eps``), at the same :math:`\lambda/\lambda_{\rm alg}` as the
-    shared model at ``lam / 2`` (its :math:`\lambda_{\rm alg} = 2/\sqrt\alpha`).
+    shared model at ``lam / 2`` (its :math:`\lambda_{\rm alg} = 2/\sqrt\alpha`). The
+    instances are normalised as the shared model's: the means are rescaled so that the
+    centred mean :math:`(v_1 - v_2)/\sqrt2` has squared norm exactly :math:`d`, so the
+    signal strength does not scatter over draws.
 
     Parameters
     ----------
@@ -319,7 +322,7 @@ def independent_from_truth(dims, lam, seeds, rho, alpha, iterations=30, eps=1e4,
     eps : float
         Precision of the start's side channel (large: the start is the truth up to 1/eps).
     rng : Generator, int or None
-        Random state (as for :func:`~lecnotes.mixtures.experiments.amp_sweep`).
+        Random state: the draw of size ``d`` and seed ``s`` comes from stream ``(d, s)``.
 
     Returns
     -------
@@ -327,7 +330,16 @@ def independent_from_truth(dims, lam, seeds, rho, alpha, iterations=30, eps=1e4,
         The overlaps with the centred means after the iterations.
     """
     lam = V.positive_float(lam, "lam")
-    return amp_sweep(dims, [lam], seeds, 2, rho, alpha, iterations, eps, rng=rng).uninformed[..., 0]
+    S = V.positive_int(seeds, "seeds")
+    out = np.zeros((S, len(dims)))
+    for j, d in enumerate(int(x) for x in dims):
+        for s in range(S):
+            r = V.stream(rng, d, s)
+            X0, U, Vm = sample_sparse_gmm(int(round(alpha * d)), d, 2, rho, 0.0, rng=r)
+            Vm = Vm * math.sqrt(2 * d / np.sum((Vm[:, 0] - Vm[:, 1]) ** 2))
+            Vh = amp_lams(X0, U, Vm, [lam], rho, iterations, eps, [V.stream(r, 0)])
+            out[s, j] = subspace_overlap(Vh[0], Vm)
+    return out
 
 
 def median_and_error(values, n_boot=4000, rng=0):
