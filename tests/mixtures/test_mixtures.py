@@ -329,3 +329,27 @@ def test_state_evolution_from_a_given_overlap():
     assert se.mv[0] == 0.05 and se.mv[-1] > 0.05
     with pytest.raises(ValueError):
         A.state_evolution(3, 0.2, 3.0, 2.0, 3, mv0=1.5)
+
+
+def test_amp_sweep_records_its_runs_at_earlier_iterations():
+    sw = EX.amp_sweep([60], [2.5], 2, 3, 0.2, 2.0, 8, informed=True, rng=4, record=[4, 8])
+    short = EX.amp_sweep([60], [2.5], 2, 3, 0.2, 2.0, 4, informed=True, rng=4)
+    for key in ("uninformed", "informed"):
+        assert sw.trace[key].shape == (2, 2, 1, 1)
+        assert np.allclose(sw.trace[key][1], getattr(sw, key), atol=1e-12)
+        assert np.allclose(sw.trace[key][0], getattr(short, key), atol=1e-9)
+    assert EX.amp_sweep([60], [2.5], 1, 3, 0.2, 2.0, 4, rng=4).trace is None
+
+
+def test_sweeps_join_over_sizes_and_show_their_records():
+    both = EX.amp_sweep([40, 60], [2.5], 2, 3, 0.2, 2.0, 4, informed=True, rng=4)
+    a = EX.amp_sweep([40], [2.5], 2, 3, 0.2, 2.0, 4, informed=True, rng=4)
+    b = EX.amp_sweep([60], [2.5], 2, 3, 0.2, 2.0, 6, informed=True, rng=4, record=[4])
+    joined = EX.join_sizes(a, EX.at_record(b, 0))
+    assert list(joined.dims) == [40, 60]
+    for key in ("uninformed", "informed", "start"):
+        assert np.allclose(getattr(joined, key), getattr(both, key), atol=1e-9)
+    with pytest.raises(ValueError):
+        EX.at_record(a, 0)
+    with pytest.raises(ValueError):
+        EX.join_sizes(a, EX.amp_sweep([60], [3.0], 2, 3, 0.2, 2.0, 2, rng=4))

@@ -58,3 +58,17 @@ def test_gaussian_prior_fixed_point():
     assert thresholds.gaussian_prior_fixed_point(3, 0.9 * la, 2.0, n_mc=4000) < 1e-3
     se = amp.state_evolution(3, 1.0, 1.4 * la, 2.0, 40, np.inf, 4000).mv[-1]
     assert thresholds.gaussian_prior_fixed_point(3, 1.4 * la, 2.0) == pytest.approx(se, abs=0.04)
+
+
+def test_median_and_error_ignores_a_few_far_values():
+    x = np.array([0.60, 0.62, 0.63, 0.64, 0.66, 0.0, 0.61, 0.65, 0.63])
+    med, se = shared.median_and_error(x, rng=1)
+    assert med == pytest.approx(0.63) and 0 < se < 0.05
+    assert shared.median_and_error(np.where(x == 0.0, 0.3, x), rng=1)[0] == pytest.approx(0.63)
+    with pytest.raises(ValueError):
+        shared.median_and_error([0.1, 0.2])
+
+
+def test_independent_from_truth_starts_at_the_truth():
+    far = shared.independent_from_truth([120], 8.0, 2, 0.3, 2.0, 5, rng=2)
+    assert far.shape == (2, 1) and np.all(far > 0.8)  # far above lambda_alg = sqrt(2)

@@ -139,3 +139,13 @@ def test_realised_pca_overlap_is_the_limit_at_exact_spikes():
     assert TH.realised_pca_overlap(Q, 4.0, 2.0, divisor=2) == pytest.approx(
         TH.pca_overlap(4.0 * 3 / 2, 3, 2.0))
     assert TH.realised_pca_overlap(Q, 1.0, 2.0) == 0.0  # below the transition
+
+
+def test_amp_lams_records_the_same_runs_at_earlier_iterations():
+    _, X0, U, Vm = planted(200, 100, 3, 0.2, 0.0, 6)
+    final, seen = SP.amp_lams(X0, U, Vm, [2.5, 3.0], 0.2, 8, 1e-3, [1, 2], record=[3, 8])
+    short = SP.amp_lams(X0, U, Vm, [2.5, 3.0], 0.2, 3, 1e-3, [1, 2])
+    assert seen.shape == (2, 2, 100, 3)
+    assert np.allclose(seen[0], short, atol=1e-10) and np.allclose(seen[1], final, atol=1e-12)
+    with pytest.raises(ValueError):
+        SP.amp_lams(X0, U, Vm, [2.5], 0.2, 5, record=[6])

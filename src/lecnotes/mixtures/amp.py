@@ -130,6 +130,11 @@ def _patterns(k):
     return _PATTERNS[k]
 
 
+def _support_masks(k):
+    """The :math:`2^k` supports as rows of 0/1 floats (the order of :func:`_patterns`)."""
+    return np.array(_patterns(k), dtype=float)
+
+
 def sparse_denoiser(A, B, rho, log_z=False):
     r"""Posterior mean and covariance of a row :math:`v\in\R^k` of i.i.d. Gauss-Bernoulli
     entries (zero w.p. :math:`1-\rho`, else :math:`\N(0,1/\rho)`) given the channel
@@ -165,17 +170,19 @@ def sparse_denoiser(A, B, rho, log_z=False):
     m = B.shape[0]
     # every support S at once: Minv[p] is (A_SS + rho I)^{-1} embedded in k x k (zero off S),
     # const[p] the prior weight of S and the Gaussian normalisation
-    pats = _patterns(k)
-    Minv = np.zeros((len(pats), k, k))
-    const = np.zeros(len(pats))
-    for p, S in enumerate(pats):
-        s = int(S.sum())
-        const[p] = s * math.log(rho) + (k - s) * math.log1p(-rho) if rho < 1 else (
-            0.0 if s == k else -np.inf)
-        if s:
-            M = A[np.ix_(S, S)] + rho * np.eye(s)
-            Minv[p][np.ix_(S, S)] = np.linalg.inv(M)
-            const[p] += 0.5 * s * math.log(rho) - 0.5 * np.linalg.slogdet(M)[1]
+    # (all supports in one batch: A restricted to S plus rho I is block diagonal with rho off
+    # S, so its inverse restricted to S and its log-determinant less (k - |S|) log rho are
+    # those of A_SS + rho I)
+    S = _support_masks(k)                                  # (patterns, k), 0 or 1
+    s = S.sum(axis=1)
+    full = S[:, :, None] * A * S[:, None, :] + rho * np.eye(k)
+    Minv = S[:, :, None] * np.linalg.inv(full) * S[:, None, :]
+    logdet = np.linalg.slogdet(full)[1] - (k - s) * math.log(rho)
+    if rho < 1:
+        const = s * math.log(rho) + (k - s) * math.log1p(-rho)
+    else:
+        const = np.where(s == k, 0.0, -np.inf)
+    const = const + 0.5 * s * math.log(rho) - 0.5 * logdet
     mus = B @ Minv                                         # (patterns, m, k)
     L = const[:, None] + 0.5 * np.sum(mus * B, axis=2)     # (patterns, m)
     top = L.max(axis=0, keepdims=True)

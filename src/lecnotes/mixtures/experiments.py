@@ -21,7 +21,7 @@ from lecnotes.mixtures.sparse import amp_lams
 from lecnotes.mixtures.thresholds import realised_pca_overlap, subspace_cosine
 
 __all__ = ["sample", "RidgeRun", "ridge_fit", "RidgeSweep", "ridge_sweep", "AMPSweep",
-           "amp_sweep", "PCASweep", "pca_sweep"]
+           "amp_sweep", "at_record", "join_sizes", "PCASweep", "pca_sweep"]
 
 
 def _check_model(model):
@@ -180,10 +180,13 @@ class AMPSweep(NamedTuple):
     """(seeds, dims, lams): start from the side channel of precision 1."""
     start: np.ndarray
     """(seeds, dims, lams): overlap of the uninformed start (chance, at finite d)."""
+    trace: dict | None = None
+    """``{"uninformed": ..., "informed": ...}``, each (len(record), seeds, dims, lams): the
+    overlaps of the same runs after the iterations of ``record`` (None without ``record``)."""
 
 
 def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informed=False,
-              rng=None) -> AMPSweep:
+              rng=None, record=()) -> AMPSweep:
     r"""AMP on the sparse k-cluster mixture ({prf:ref}`def-ch11-sparse-gmm`) at every size,
     signal strength and seed, from an almost uninformed and an informed start. The noise,
     assignments and means of size ``d`` and seed ``s`` come from stream ``(d, s)`` and are
@@ -211,6 +214,9 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
         Also run from the informed start (otherwise ``informed`` holds NaN).
     rng : Generator, int or None
         Parent random state.
+    record : sequence of int
+        Iterations (at most ``iterations``) after which the overlaps are also kept
+        (``trace``): the same runs at earlier times.
 
     Returns
     -------
@@ -221,11 +227,13 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
     lams = np.array([V.positive_float(lam, "lams") for lam in np.atleast_1d(lams)])
     seeds = V.positive_int(seeds, "seeds")
     k, rho, alpha = check_k(k), check_rho(rho), V.positive_float(alpha, "alpha")
+    record = tuple(V.positive_int(t, "record") for t in record)
     if not isinstance(informed, bool):
         raise TypeError("informed must be a bool")
     out = {key: np.full((seeds, dims.size, lams.size), np.nan) for key in ("u", "i", "0")}
     keys = ("u", "i") if informed else ("u",)
     L = lams.size
+    trace = {key: np.full((len(record), seeds, dims.size, L), np.nan) for key in ("u", "i")}
     for j, d in enumerate(dims):
         n = int(round(alpha * d))
         for s in range(seeds):
@@ -233,12 +241,59 @@ def amp_sweep(dims, lams, seeds, k, rho, alpha, iterations=40, eps=1e-3, informe
             X0, U, Vm = sample_sparse_gmm(n, int(d), k, rho, 0.0, rng=r)
             # amp() on X0 + sqrt(lam / d) U Vm^T for all lams and both starts at once
             gens = [V.stream(r, i, ord(key)) for key in keys for i in range(L)]
-            Vh, V0 = amp_lams(X0, U, Vm, np.tile(lams, len(keys)), rho, iterations,
-                              [eps] * L + [1.0] * L * (len(keys) - 1), gens, starts=True)
+            Vh, V0, *Vt = amp_lams(X0, U, Vm, np.tile(lams, len(keys)), rho, iterations,
+                                   [eps] * L + [1.0] * L * (len(keys) - 1), gens, starts=True,
+                                   record=record)
             for c, key in enumerate(keys):
                 out[key][s, j] = [subspace_overlap(v, Vm) for v in Vh[c * L:(c + 1) * L]]
+                for m, Vr in enumerate(Vt[0] if record else []):
+                    trace[key][m, s, j] = [subspace_overlap(v, Vm) for v in Vr[c * L:(c + 1) * L]]
             out["0"][s, j] = [subspace_overlap(v, Vm) for v in V0[:L]]
-    return AMPSweep(dims, lams, out["u"], out["i"], out["0"])
+    trace = {"uninformed": trace["u"], "informed": trace["i"]} if record else None
+    return AMPSweep(dims, lams, out["u"], out["i"], out["0"], trace)
+
+
+def at_record(sweep, m) -> AMPSweep:
+    """The runs of an :class:`AMPSweep` seen after the ``m``-th recorded iteration.
+
+    Parameters
+    ----------
+    sweep : AMPSweep
+        From :func:`amp_sweep` with ``record``.
+    m : int
+        Index into its ``record``.
+
+    Returns
+    -------
+    AMPSweep
+        The same sweep with ``uninformed`` and ``informed`` taken from its trace (no trace).
+    """
+    if not isinstance(sweep, AMPSweep) or sweep.trace is None:
+        raise ValueError("sweep must be an AMPSweep from amp_sweep(..., record=...)")
+    return sweep._replace(uninformed=sweep.trace["uninformed"][m],
+                          informed=sweep.trace["informed"][m], trace=None)
+
+
+def join_sizes(*sweeps) -> AMPSweep:
+    """Sweeps at the same signal strengths and different sizes, as one (sizes in the order
+    given; traces dropped).
+
+    Parameters
+    ----------
+    *sweeps : AMPSweep
+        With equal ``lams`` and seeds.
+
+    Returns
+    -------
+    AMPSweep
+    """
+    if not sweeps or not all(isinstance(s, AMPSweep) for s in sweeps):
+        raise ValueError("join_sizes takes AMPSweeps")
+    if any(not np.array_equal(s.lams, sweeps[0].lams) for s in sweeps):
+        raise ValueError("the sweeps must share their signal strengths")
+    runs = [np.concatenate([getattr(s, key) for s in sweeps], axis=1)
+            for key in ("uninformed", "informed", "start")]
+    return AMPSweep(np.concatenate([s.dims for s in sweeps]), sweeps[0].lams, *runs)
 
 
 class PCASweep(NamedTuple):

@@ -16,10 +16,12 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
-from lecnotes.mixtures.amp import check_rho
+from lecnotes.mixtures.amp import check_rho, sample_sparse_gmm, subspace_overlap
+from lecnotes.mixtures.sparse import amp_lams
 
 __all__ = ["sample_shared", "shared_denoiser", "m_u", "m_v", "shared_se", "shared_potential",
-           "shared_lambda_it", "SharedRuns", "shared_runs"]
+           "shared_lambda_it", "SharedRuns", "shared_runs", "independent_from_truth",
+           "median_and_error"]
 
 _GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(121)
 _GH_W = _GH_W / _GH_W.sum()
@@ -294,3 +296,74 @@ def shared_runs(dims, lams, seeds, rho, alpha, iterations=30, eps=1e-3, pca_dims
                 else:
                     out[2, i, j, m] = np.nan
     return SharedRuns(dims, lams, out[0], out[1], out[2])
+
+
+def independent_from_truth(dims, lam, seeds, rho, alpha, iterations=30, eps=1e4, rng=0):
+    r"""The competitor of the shared support: AMP on the sparse mixture with independent
+    supports at :math:`k = 2` ({prf:ref}`def-ch11-sparse-gmm`), started next to the truth (a
+    side channel of precision ``eps``), at the same :math:`\lambda/\lambda_{\rm alg}` as the
+    shared model at ``lam / 2`` (its :math:`\lambda_{\rm alg} = 2/\sqrt\alpha`). The
+    instances are normalised as the shared model's: the means are rescaled so that the
+    centred mean :math:`(v_1 - v_2)/\sqrt2` has squared norm exactly :math:`d`, so the
+    signal strength does not scatter over draws.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Dimensions.
+    lam : float
+        Signal strength of the independent-support model (twice the shared model's).
+    seeds : int
+        Independent draws per size.
+    rho, alpha : float
+        Density and samples per dimension.
+    iterations : int
+        AMP iterations.
+    eps : float
+        Precision of the start's side channel (large: the start is the truth up to 1/eps).
+    rng : Generator, int or None
+        Random state: the draw of size ``d`` and seed ``s`` comes from stream ``(d, s)``.
+
+    Returns
+    -------
+    ndarray (seeds, len(dims))
+        The overlaps with the centred means after the iterations.
+    """
+    lam = V.positive_float(lam, "lam")
+    S = V.positive_int(seeds, "seeds")
+    out = np.zeros((S, len(dims)))
+    for j, d in enumerate(int(x) for x in dims):
+        for s in range(S):
+            r = V.stream(rng, d, s)
+            X0, U, Vm = sample_sparse_gmm(int(round(alpha * d)), d, 2, rho, 0.0, rng=r)
+            Vm = Vm * math.sqrt(2 * d / np.sum((Vm[:, 0] - Vm[:, 1]) ** 2))
+            Vh = amp_lams(X0, U, Vm, [lam], rho, iterations, eps, [V.stream(r, 0)])
+            out[s, j] = subspace_overlap(Vh[0], Vm)
+    return out
+
+
+def median_and_error(values, n_boot=4000, rng=0):
+    """The median over seeds and its bootstrap standard error (resampling the seeds): a level
+    that a few seeds far from the rest (AMP runs that fell off a fixed point) do not move.
+
+    Parameters
+    ----------
+    values : array_like (seeds,)
+        One measurement per seed (at least three).
+    n_boot : int
+        Bootstrap resamples.
+    rng : Generator, int or None
+        Random state of the resampling.
+
+    Returns
+    -------
+    float
+        The median.
+    float
+        Its bootstrap standard error.
+    """
+    x = V.finite_array(values, "values", ndim=1)
+    if x.size < 3:
+        raise ValueError("at least three values are needed")
+    idx = V.generator(rng).integers(0, x.size, (V.positive_int(n_boot, "n_boot"), x.size))
+    return float(np.median(x)), float(np.std(np.median(x[idx], axis=1), ddof=1))

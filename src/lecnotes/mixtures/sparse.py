@@ -141,7 +141,8 @@ def diagonal_thresholding(X, k, m) -> DTResult:
     return _dt_from(diag, lambda S: X[:, S].T @ X[:, S] / n, d, k, m)
 
 
-def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=False):
+def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=False,
+             record=()):
     r"""AMP {prf:ref}`alg-ch11-amp` on :math:`X = X_0 + \sqrt{\lambda/d}\,UV^\top` for every
     :math:`\lambda` of ``lams`` at once: the same recursion as :func:`lecnotes.mixtures.amp.amp`
     (the same start for the same ``rngs``), with :math:`X\hat V` and :math:`X^\top\hat U`
@@ -171,6 +172,9 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=Fa
         One random state per ``lam`` for the start.
     starts : bool
         Also return the starting estimates.
+    record : sequence of int
+        Iterations (1 to ``iterations``) after which the estimates are also kept: the same
+        runs seen at earlier times (paired, for a test of whether they still move).
 
     Returns
     -------
@@ -178,6 +182,8 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=Fa
         The final estimates of the means.
     ndarray (len(lams), d, k), only if ``starts``
         The starting estimates :math:`\hat V^0`.
+    ndarray (len(record), len(lams), d, k), only if ``record``
+        The estimates after the iterations of ``record``.
     """
     X0 = V.finite_array(X0, "X0", ndim=2)
     U, Vm = V.finite_array(U, "U", ndim=2), V.finite_array(Vm, "Vm", ndim=2)
@@ -194,6 +200,9 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=Fa
     iterations = V.positive_int(iterations, "iterations")
     if not isinstance(starts, bool):
         raise TypeError("starts must be a bool")
+    record = [V.positive_int(t, "record") for t in record]
+    if any(t > iterations for t in record):
+        raise ValueError(f"record must lie in 1..{iterations}, got {record}")
     rngs = [None] * lams.size if rngs is None else list(rngs)
     if len(rngs) != lams.size:
         raise ValueError("rngs must give one random state per lam")
@@ -210,7 +219,8 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=Fa
     u_old = [np.zeros((n, k)) for _ in lams]
     sq = np.sqrt(lams / d)
     X32 = X0.astype(np.float32)
-    for _ in range(iterations):
+    kept = {}
+    for t in range(1, iterations + 1):
         XV = (X32 @ np.hstack(v).astype(np.float32)).astype(float)  # one pass over X0
         u, cu = [], []
         for i, lam in enumerate(lams):
@@ -224,7 +234,10 @@ def amp_lams(X0, U, Vm, lams, rho, iterations=30, eps=1e-3, rngs=None, starts=Fa
             v[i], cv[i] = sparse_denoiser((lam / d) * u[i].T @ u[i],
                                           Bv - (lam / d) * n * v[i] @ cu[i], rho)
         u_old = u
-    return (np.stack(v), v0) if starts else np.stack(v)
+        if t in record:
+            kept[t] = np.stack(v)
+    out = [np.stack(v)] + [v0] * starts + ([np.stack([kept[t] for t in record])] if record else [])
+    return tuple(out) if len(out) > 1 else out[0]
 
 
 class SparseSweep(NamedTuple):
