@@ -69,7 +69,8 @@ VALID = {
     "inits": [0.1, 0.2], "kappas": [0.5, 1.0], "zeta_norms": [1.0, 0.5], "taus": [0.1, 0.2],
     "factors": [1.0, 2.0], "alphas1": [1.0, 2.0], "alphas2": [1.0, 2.0],
     "xx": np.linspace(-2, 2, 16), "v": _rng.standard_normal(8),
-    "rho": 0.2, "lams": [0.5, 1.0], "mu": 0.1, "mv": 0.1,
+    "rho": 0.2, "lams": [0.5, 1.0], "mu": 0.1, "mv": 0.1, "r": 2,
+    "rhos": [0.01, 0.05],
     "model": means_mixture(1.0, 0.0, "sign"),
 }
 
