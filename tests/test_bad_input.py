@@ -42,6 +42,8 @@ REAL_ALLOWED = {
     "lecnotes.reusing_batches.sgd.sgd_escape:tau_max",  # a horizon in units of d samples
     "lecnotes.reusing_batches.sgd.median_escape:tau_max",  # the same horizon
     "lecnotes.reusing_batches.sgd.one_pass_escape:tau_max",  # a horizon in units of d^2
+    "lecnotes.hierarchical.controls.stage_two_control:width",  # p1 in units of d
+    "lecnotes.hierarchical.layerwise.layerwise_gd_sweep:width",  # p1 in units of d
 }
 """Sizes that a formula takes as a positive real (the docstring says so): 1.5 is good."""
 BAD_SIZE = (0, -1, 1.5, math.nan)
@@ -69,7 +71,7 @@ VALID = {
     "inits": [0.1, 0.2], "kappas": [0.5, 1.0], "zeta_norms": [1.0, 0.5], "taus": [0.1, 0.2],
     "factors": [1.0, 2.0], "alphas1": [1.0, 2.0], "alphas2": [1.0, 2.0],
     "xx": np.linspace(-2, 2, 16), "v": _rng.standard_normal(8),
-    "rho": 0.2, "lams": [0.5, 1.0], "mu": 0.1, "mv": 0.1, "r": 2,
+    "rho": 0.2, "lams": [0.5, 1.0], "mu": 0.1, "mv": 0.1, "r": 2, "betas": [0.5, 1.0],
     "rhos": [0.01, 0.05],
     "model": means_mixture(1.0, 0.0, "sign"),
 }
