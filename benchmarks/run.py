@@ -120,11 +120,13 @@ def measure(stem: str, threads: int) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads),
            "MKL_NUM_THREADS": str(threads),
            "LECNOTES_CLAIMS_DIR": str(ROOT / "_build" / "benchmark-claims")}
+    load = os.getloadavg()[0]  # the machine's load when the lecture starts and ends
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "execute_notebook.py"), str(nb)],
         capture_output=True, text=True, env=env, cwd=nb.parent, timeout=3600,
     )
-    row = {"lecture": stem, "threads": threads, "date": time.strftime("%Y-%m-%d")}
+    row = {"lecture": stem, "threads": threads, "date": time.strftime("%Y-%m-%d"),
+           "load": round((load + os.getloadavg()[0]) / 2, 1)}
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {**row, "seconds": float("nan"), "cpu_seconds": float("nan"),
@@ -191,10 +193,11 @@ def lectures_section(rows: list[dict]) -> tuple[str, str, str]:
             if "seconds" not in r or r["seconds"] != r["seconds"]:
                 r.update(seconds="not measured", cpu_seconds="", peak_mb="", budget="",
                          date=r.get("date", ""))
-            elif t == 1:
-                over = r["seconds"] > LIMIT or r["peak_mb"] > MEMORY_MB
+            elif t == 1:  # judged on the kernel's CPU time, which a busy machine inflates less
+                cpu = r.get("cpu_seconds", r["seconds"])
+                over = cpu > LIMIT or r["peak_mb"] > MEMORY_MB
                 r["budget"] = ("OVER" if over else
-                               "ok" if r["seconds"] <= TARGET else "over the 60 s target")
+                               "ok" if cpu <= TARGET else "over the 60 s target")
             else:
                 r["budget"] = "-"
             table_rows.append(r)
@@ -202,15 +205,17 @@ def lectures_section(rows: list[dict]) -> tuple[str, str, str]:
         ("lecture", "lecture", ""), ("threads", "BLAS threads", "d"),
         ("seconds", "time alone (s)", ".1f"), ("cpu_seconds", "kernel CPU (s)", ".1f"),
         ("peak_mb", "peak memory (MB)", ".0f"), ("budget", "60 s (90 s) / 2 GB", ""),
-        ("date", "measured", "")])
+        ("load", "load", ""), ("date", "measured", "")])
     one = [r for r in rows if r["threads"] == 1 and r["seconds"] == r["seconds"]]
     total = sum(r["seconds"] for r in one)
     cpu = sum(r.get("cpu_seconds", 0.0) for r in one)
     table += (f"\n\nAll {len(one)} measured lectures one after the other on one core: "
               f"{total:.0f} s ({cpu:.0f} s of kernel CPU; budget for the book: "
-              f"{BOOK_CPU:.0f} s of CPU). The time alone is the wall time of a lecture with the "
-              "machine otherwise idle; on a busy machine the kernel's CPU time is the better "
-              "measure (it grows less with the load).")
+              f"{BOOK_CPU:.0f} s of CPU). The time alone is the wall time of the lecture; it is "
+              "its own cost only on an otherwise idle machine (load: the mean of the one-minute "
+              "load average at its start and end, near 1 when idle on these two cores; blank "
+              "when not recorded). The budget column is judged on the kernel's CPU time, which "
+              "a busy machine inflates much less.")
     return ("Lectures", "Every lecture of the table of contents, executed alone in a fresh "
             "kernel (nbclient) with BLAS limited to one thread; peak memory is the kernel's "
             "maximum resident set size.", table)
