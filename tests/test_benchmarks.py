@@ -11,7 +11,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 from _tools import load_tool
 
 CHAPTERS = ()  # book infrastructure
@@ -24,9 +23,6 @@ def test_the_table_of_contents_lists_every_lecture():
     assert stems == sorted(p.stem for p in (ROOT / "lectures").glob("[0-9][0-9]_*.ipynb"))
 
 
-@pytest.mark.xfail(strict=True, reason="book/performance.md (2026-11-29) and "
-                   "benchmarks/lecture-seconds.json predate chapters 9-11: `make benchmarks` "
-                   "regenerates them; then remove this mark")
 def test_every_lecture_is_on_the_performance_page_and_in_the_schedule():
     page = (ROOT / "book" / "performance.md").read_text()
     schedule = json.loads((ROOT / "benchmarks" / "lecture-seconds.json").read_text())
