@@ -20,8 +20,8 @@ from lecnotes.core.activations import SINCOS, get_activation
 from lecnotes.core.linalg import top_singular_vectors
 from lecnotes.core.rmt import localisation
 from lecnotes.core.targets import single_index
-from lecnotes.models.layerwise import multi_step
-from lecnotes.models.networks import init_params
+from lecnotes.models.layerwise import giant_step, multi_step
+from lecnotes.models.networks import first_layer_gradient, init_params
 from lecnotes.two_steps.theory import check_alpha
 
 __all__ = ["power_basis", "TwoStepSpectra", "simulate_two_step_counts", "outlier_alignment",
@@ -138,9 +138,10 @@ def simulate_two_step_counts(N: int, alphas1, alphas2, seeds: int, *, reuse: boo
         second = (X, y) if reuse else single_index(N, N, link, rng=rng, w_star=w)[:2]
         W0, a = _second_layer(N, rng, second_layer)
         Q = power_basis(a, null_powers)
+        G0 = first_layer_gradient(W0, a, X, y, act, N**-0.5, "correlation")  # every alpha_1
         for i, a1 in enumerate(al1):
-            W1, W2u = multi_step(W0, a, [(X, y), second], [N**a1, 1.0], act, "correlation",
-                                 scaling=N**-0.5)
+            W1 = W0 - N**a1 * G0  # = multi_step's first step, its gradient computed once
+            W2u = giant_step(W1, a, *second, 1.0, act, scaling=N**-0.5, loss="correlation")
             U2 = W2u - W1
             null1 = W1 - Q @ (Q.T @ (W1 - W0))
             U2n = U2 - Q @ (Q.T @ U2)
@@ -195,9 +196,9 @@ def outlier_alignment(N: int, alpha1: float, alpha2: float, seeds: int, *, k: in
         X, y, w = single_index(N, N, link, rng=rng)
         fresh = single_index(N, N, link, rng=rng, w_star=w)[:2]
         W0, a = _second_layer(N, rng, second_layer)
-        for c, second in enumerate(((X, y), fresh)):
-            W2 = multi_step(W0, a, [(X, y), second], [N**a1, N**a2], SINCOS, "correlation",
-                            scaling=N**-0.5)[-1]
+        (W1,) = multi_step(W0, a, [(X, y)], N**a1, SINCOS, "correlation", scaling=N**-0.5)
+        for c, second in enumerate(((X, y), fresh)):  # the first step is shared by both arms
+            W2 = giant_step(W1, a, *second, N**a2, SINCOS, scaling=N**-0.5, loss="correlation")
             Vt = top_singular_vectors(W2, k)[1]
             out[r, c] = np.abs(Vt @ w)
     return out
