@@ -30,7 +30,7 @@ def _link(k, z):
         return z
     if k == 2:
         return (z * z - 1) / _SQ2
-    return (z**3 - 3 * z) / _SQ6
+    return (z * z * z - 3 * z) / _SQ6  # z * z * z: numpy's z**3 calls pow, 40x slower
 
 
 def _dlink(k, z):

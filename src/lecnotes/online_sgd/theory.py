@@ -135,6 +135,18 @@ def mean_map(q, k: int, d: int, eta, batch: int = 1):
     return num / den
 
 
+def _mean_map_scalar(q: float, k: int, d: int, eta: float, batch: int, C: float,
+                     D: float) -> float:
+    """:func:`mean_map` of one checked number, in plain floats (the same operations, without
+    the checks and arrays that cost :func:`escape_steps` ten times more than the map)."""
+    q = min(max(q, 0.0), 1.0)
+    m = math.sqrt(q)
+    drift = k * m ** (k - 1) * (1 - q)
+    num = (m + eta * drift) ** 2 + eta**2 * D * (1 - q) / batch
+    den = 1 + eta**2 * (k**2 * m ** (2 * k - 2) * (1 - q) + (d - 1) * C / batch)
+    return num / den
+
+
 def ode_rhs(q, k: int, d: int, eta: float, batch: int = 1):
     r"""Right-hand side of the ODE {eq}`eq-ch8-ode`: :math:`dq/dt` per step, to first order in
     the drift and second order in the noise.
@@ -253,8 +265,9 @@ def escape_steps(k: int, d: int, eta, batch: int = 1, q0: float | None = None,
     q = 1.0 / d if q0 is None else float(_q(q0, "q0"))
     level = _level(level)
     target = level**2
+    C, D = noise_constant(k), along_variance(k)
     for t in range(max_steps):
-        q_new = float(mean_map(q, k, d, eta, batch))
+        q_new = _mean_map_scalar(q, k, d, eta, batch, C, D)
         if q_new >= target:
             return t + (target - q) / (q_new - q)
         if q_new <= q * (1 + 1e-12) and t > 10:
@@ -437,10 +450,13 @@ def map_trajectory(q0: float, k: int, d: int, eta: float, batch: int, n_steps: i
     """
     q = float(_q(q0, "q0"))
     n_steps = V.positive_int(n_steps, "n_steps")
+    k, d = check_k(k), V.positive_int(d, "d", minimum=2)
+    eta, batch = V.positive_float(eta, "eta"), V.positive_int(batch, "batch")
+    C, D = noise_constant(k), along_variance(k)
     out = np.empty(n_steps + 1)
     out[0] = q
     for t in range(n_steps):
-        q = float(mean_map(q, k, d, eta, batch))
+        q = _mean_map_scalar(q, k, d, eta, batch, C, D)
         out[t + 1] = q
     return out
 
