@@ -554,3 +554,16 @@ def test_log_slope_and_log_gap():
                  lambda: EX.log_gap(1.0, small), lambda: EX.log_slope([8, 16], small, -large)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_two_step_sweep_product_shares_the_data():
+    """The leap-3 target run inside the sweep equals product_two_steps on the same stream."""
+    sw = EX.two_step_sweep([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6, product=True)
+    ref = EX.product_two_steps([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6)
+    plain = EX.two_step_sweep([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6)
+    assert plain.product is None
+    for mode in ("reused", "fresh"):
+        np.testing.assert_allclose(sw.product.overlap[mode], ref.overlap[mode], rtol=1e-5)
+        np.testing.assert_allclose(sw.overlap[("he3", mode)], plain.overlap[("he3", mode)],
+                                   rtol=1e-5)
+    np.testing.assert_allclose(sw.product.start, ref.start, rtol=1e-6)

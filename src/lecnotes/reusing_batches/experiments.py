@@ -106,7 +106,7 @@ def _draw(d, s, n, width, rng):
 
 
 def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 8,
-                       student="tanh", links=("he3",), rng=None) -> dict:
+                       student="tanh", links=("he3",), rng=None, product: bool = False) -> dict:
     r"""Two steps on a reused and on a fresh batch ({prf:ref}`def-ch9-two-steps`) for several
     :math:`\alpha = n/d` on nested data, ``seeds`` independent runs of ``width`` neurons.
 
@@ -128,11 +128,16 @@ def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 
         Names of :data:`lecnotes.reusing_batches.theory.LINKS`, all on the same inputs.
     rng : Generator, int or None
         Parent random state (SPEC 7).
+    product : bool
+        Also the leap-3 target :math:`y = z_1z_2z_3` of :func:`product_two_steps` on the same
+        inputs and starts (its first-step pre-activations shared with the links).
 
     Returns
     -------
     dict
-        link -> :class:`TwoStepRuns`.
+        link -> :class:`TwoStepRuns`; with ``product``, also ``"product"`` ->
+        ``({"reused", "fresh"} -> array (seeds, alphas), start array (seeds,))``, the mean over
+        neurons of :math:`\|P_\star w_2\|/\|w_2\|` and of :math:`\|P_\star w_0\|/\|w_0\|`.
     """
     d = V.positive_int(d, "d", minimum=8)
     seeds = V.positive_int(seeds, "seeds")
@@ -152,14 +157,20 @@ def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 
            for k in links}
     ds = STUDENTS[student][0]
     L, p = len(links), width
+    prod = {m: np.zeros((seeds, alphas.size)) for m in ("reused", "fresh")}
+    start = np.zeros(seeds)
     for s in range(seeds):
         X, Xf, W0 = _draw(d, s, int(ns.max()), width, rng)
         Y = np.stack([LINKS[k](X[:, 0]) for k in links], axis=1)     # (n, L)
         Yf = np.stack([LINKS[k](Xf[:, 0]) for k in links], axis=1)
+        if product:
+            yp, ypf = (np.prod(A[:, :3], axis=1) for A in (X, Xf))
+            start[s] = _span_ratio(W0)
         for j, n in enumerate(ns):
             A, B = X[:n], Xf[:n]
+            H0 = ds(A @ W0.T)                                           # (n, p)
             # all links at once: neuron (l, q) is column l * p + q
-            R0 = (Y[:n, :, None] * ds(A @ W0.T)[:, None, :]).reshape(n, L * p)
+            R0 = (Y[:n, :, None] * H0[:, None, :]).reshape(n, L * p)
             W1 = np.tile(W0, (L, 1)) + (c / d) * (R0.T @ A)
             for mode, (X2, Y2) in (("reused", (A, Y[:n])), ("fresh", (B, Yf[:n]))):
                 Z1 = (X2 @ W1.T).reshape(n, L, p)
@@ -173,7 +184,20 @@ def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 
                 rows = slice(i * p, (i + 1) * p)
                 out[link].m1[s, j] = W1[rows, 0]
                 out[link].norm1[s, j] = np.linalg.norm(W1[rows], axis=1)
+            if product:  # the arithmetic of product_two_steps, on the pre-activations above
+                P1 = W0 + (c / d) * (yp[:n, None] * H0).T @ A
+                for mode, (X2, b) in (("reused", (A, yp[:n])), ("fresh", (B, ypf[:n]))):
+                    P2 = P1 + (c / d) * (b[:, None] * ds(X2 @ P1.T)).T @ X2
+                    prod[mode][s, j] = _span_ratio(P2)
+    if product:
+        out["product"] = (prod, start)
     return out
+
+
+def _span_ratio(W):
+    r"""Mean over the rows of :math:`\|P_\star w\|/\|w\|`, :math:`P_\star` the projection on the
+    first three coordinates (the span of :math:`W_\star` of the leap-3 target)."""
+    return np.mean(np.linalg.norm(W[:, :3], axis=1) / np.linalg.norm(W, axis=1))
 
 
 class TwoStepSweep(NamedTuple):
@@ -187,17 +211,22 @@ class TwoStepSweep(NamedTuple):
     r"""``(link, mode)`` -> mean-over-neurons signed overlap :math:`m_2/\|w_2\|`, same shape."""
     runs: dict
     r"""``(link, d)`` -> :class:`TwoStepRuns`."""
+    product: ProductSweep | None = None
+    r"""With ``product=True``: the leap-3 target on the same data (:class:`ProductSweep`)."""
 
 
 def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, student="tanh",
-                   links=("he3", "he2"), rng=None) -> TwoStepSweep:
+                   links=("he3", "he2"), rng=None, product: bool = False) -> TwoStepSweep:
     r"""{func}`simulate_two_steps` at every ``d`` of ``dims`` ({prf:ref}`prop-ch9-recursion`).
+
+    With ``product``, also the sweep of :func:`product_two_steps` (the same arithmetic) on the
+    same data: one draw of the batches serves both ({prf:ref}`prop-ch9-product`).
 
     Parameters
     ----------
     dims : sequence of int
         Dimensions (each at least 8).
-    alphas, seeds, c, width, student, links, rng
+    alphas, seeds, c, width, student, links, rng, product
         As in :func:`simulate_two_steps`.
 
     Returns
@@ -209,18 +238,26 @@ def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, stu
         raise ValueError("dims must be a non-empty sequence of integers >= 8")
     dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
                      for d in dims.tolist()])
-    runs = {}
+    runs, prod = {}, []
     for d in dims:
         for link, r in simulate_two_steps(int(d), alphas, seeds, c, width, student, links,
-                                          rng).items():
-            runs[(link, int(d))] = r
+                                          rng, product).items():
+            if link == "product":
+                prod.append(r)
+            else:
+                runs[(link, int(d))] = r
     alphas = np.asarray(alphas, dtype=float)
+    psweep = None
+    if product:
+        over = {m: np.stack([r[0][m] for r in prod], axis=1) for m in ("reused", "fresh")}
+        start = np.repeat(np.stack([r[1] for r in prod], axis=1)[:, :, None], alphas.size, 2)
+        psweep = ProductSweep(dims, alphas, over, start)
     overlap = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode) for d in dims], axis=1)
                for link in links for mode in ("reused", "fresh")}
     signed = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode, True) for d in dims],
                                      axis=1)
               for link in links for mode in ("reused", "fresh")}
-    return TwoStepSweep(dims, alphas, overlap, signed, runs)
+    return TwoStepSweep(dims, alphas, overlap, signed, runs, psweep)
 
 
 class ProductSweep(NamedTuple):
@@ -281,9 +318,7 @@ def product_two_steps(dims, alphas, seeds: int, c: float = 1.0, width: int = 16,
     out = {m: np.zeros(shape) for m in ("reused", "fresh")}
     start = np.zeros(shape)
 
-    def ratio(W):
-        return np.mean(np.linalg.norm(W[:, :3], axis=1) / np.linalg.norm(W, axis=1))
-
+    ratio = _span_ratio
     for k, d in enumerate(dims):
         ns = np.maximum(1, np.round(alphas * d).astype(int))
         for s in range(seeds):
