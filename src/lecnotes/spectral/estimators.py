@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.blas import dsyrk as _syrk
 
 from lecnotes.core import validate as V
 from lecnotes.core.linalg import (
@@ -229,13 +230,12 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
             if not is_family(T) and d <= 2000 and ns[-1] >= d:
                 t = label_weights(y, T, None)
                 heavy = _heavy(t, ns[0] / d)
-                D = np.zeros((d, d))
+                D = np.zeros((d, d), order="F")  # upper triangle of n D_T, by blocks
                 prev = 0
                 for j, n in enumerate(ns):
-                    B = X[prev:n]
-                    D += B.T @ (t[prev:n, None] * B)
+                    _add_weighted_gram(D, X[prev:n], t[prev:n])
                     prev = n
-                    A = 0.5 * (D + D.T) / n
+                    A = _symmetric(D) / n
                     vec, top, _ = top_eigenpair(
                         lambda v, A=A: A @ v, d, dense_matrix=lambda A=A: A,
                         method="dense" if heavy else "lanczos",
@@ -247,6 +247,23 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
                     v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T, v0=v)
                     rho2[label][i_s, i], tops[label][i_s, i] = v[0] ** 2, top
     return {k: SpectralSimulation(deltas[where[k]], rho2[k], tops[k]) for k in preprocessings}
+
+
+def _add_weighted_gram(D, B, t):
+    r"""Add the upper triangle of :math:`B^\top\mathrm{diag}(t)B` to ``D`` (Fortran order):
+    two symmetric rank-k updates (BLAS ``syrk``, half the products of a general one), on the
+    rows of positive and of negative weight scaled by :math:`\sqrt{|t|}`."""
+    for sign in (1.0, -1.0):
+        rows = sign * t > 0
+        if np.any(rows):
+            C = np.sqrt(sign * t[rows])[:, None] * B[rows]
+            _syrk(sign, C.T, beta=1.0, c=D, overwrite_c=1)  # D += sign C^T C (in place)
+
+
+def _symmetric(U):
+    """The symmetric matrix whose upper triangle is that of ``U``."""
+    A = np.triu(U)
+    return A + np.triu(A, 1).T
 
 
 class DavisKahanResult(NamedTuple):
