@@ -33,7 +33,6 @@ from lecnotes.core.linalg import (
     DENSE_MAX_D,
     EigenResult,
     top_eigenpair,
-    weighted_gram,
 )
 from lecnotes.core.preprocessing import (
     is_family,
@@ -82,7 +81,7 @@ def spectral_matrix(X, y, T=None) -> np.ndarray:
     X, y = V.data_pair(X, y)
     n, d = X.shape
     t = label_weights(y, T, n / d)
-    return weighted_gram(X, t)
+    return _gram(X, t)
 
 
 def _heavy(t, delta) -> bool:
@@ -140,7 +139,7 @@ def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
         return X.T @ ((t[:, None] if v.ndim == 2 else t) * (X @ v)) / n
 
     return top_eigenpair(
-        matvec, d, dense_matrix=lambda: weighted_gram(X, t), method=method, tol=tol, v0=v0
+        matvec, d, dense_matrix=lambda: _gram(X, t), method=method, tol=tol, v0=v0
     )
 
 
@@ -165,7 +164,7 @@ def spectrum(X, y, T=None) -> np.ndarray:
     if d > DENSE_FALLBACK_MAX_D:
         raise ValueError(f"spectrum is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
     t = label_weights(y, T, n / d)
-    return sla.eigvalsh(weighted_gram(X, t))
+    return sla.eigvalsh(_gram(X, t))
 
 
 def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None,
@@ -260,6 +259,17 @@ def _add_weighted_gram(D, B, t):
             _syrk(sign, C.T, beta=1.0, c=D, overwrite_c=1)  # D += sign C^T C (in place)
 
 
+def _gram(X, t):
+    r""":math:`\frac1nX^\top\mathrm{diag}(t)X`, exactly symmetric, by blocks of rows (no second
+    n x d array) and symmetric rank-k updates (:func:`_add_weighted_gram`)."""
+    n, d = X.shape
+    D = np.zeros((d, d), order="F")
+    step = max(1, min(n, 2**22 // max(d, 1)))
+    for s in range(0, n, step):
+        _add_weighted_gram(D, X[s: s + step], t[s: s + step])
+    return _symmetric(D) / n
+
+
 def _symmetric(U):
     """The symmetric matrix whose upper triangle is that of ``U``."""
     A = np.triu(U)
@@ -320,7 +330,7 @@ def davis_kahan(X, y, T, w_star, link="quadratic") -> DavisKahanResult:
     w = w / np.linalg.norm(w)
     Tc = resolve_preprocessing(T, n / d)
     mean_T, beta = mean_matrix_coefficients(link, Tc)
-    D = weighted_gram(X, label_weights(y, Tc, n / d))
+    D = _gram(X, label_weights(y, Tc, n / d))
     ev, vec = sla.eigh(D)
     rho2 = float((vec[:, -1] @ w) ** 2)
     Delta = D - mean_T * np.eye(d) - beta * np.outer(w, w)
