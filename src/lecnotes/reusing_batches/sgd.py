@@ -230,8 +230,8 @@ class MedianEscape(NamedTuple):
     r"""Median number of fresh samples to :math:`|m|\ge` level in each group, (groups, dims);
     ``inf`` if a group's median was not reached within the budget."""
     escaped: np.ndarray
-    """Fraction of the paths escaped when the run stopped, per d (a group's paths stop once
-    its median is final)."""
+    """Fraction of the paths escaped when the run stopped, per d (in :func:`median_escape` a
+    group's paths stop once its median is final)."""
     drift_side: np.ndarray | None = None
     r"""One pass only: per group and d, the fraction of the paths that reach the level by the
     group's median whose :math:`m` then has the sign of the drift :math:`\kappa`, (groups,
@@ -385,9 +385,8 @@ def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4
     median number of samples to :math:`|m|\ge` ``level`` of each group of paths
     ({prf:ref}`prop-ch9-one-pass`). The draws come in blocks of ``block`` samples; a path
     that has escaped is dropped at the end of its block (its later samples do not change its
-    escape time), the paths of a group once more than half of it has escaped (its median is
-    then final), and size ``d`` stops when every group is done or after
-    ``tau_max * d**2`` samples. Size ``d`` draws from
+    escape time), and size ``d`` stops when more than half of every group has escaped (every
+    median is then final) or after ``tau_max * d**2`` samples. Size ``d`` draws from
     ``validate.stream(rng, d, 2)``.
 
     Parameters
@@ -440,7 +439,9 @@ def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4
                                                     level)
             out = first > 0
             hit[alive[out]], sign[alive[out]] = t + first[out], side[out]
-            alive, t = _drop_done(alive, out, hit, n_groups, need), t + k
+            alive, t = alive[~out], t + k
+            if np.isfinite(hit).reshape(n_groups, -1).sum(axis=1).min() >= need:
+                break
         medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
         escaped[j] = np.mean(np.isfinite(hit))
         sides[:, j] = _side_fraction(hit, sign == kappa_sign, n_groups)
