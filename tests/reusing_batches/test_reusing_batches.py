@@ -73,7 +73,9 @@ def test_fresh_batch_has_no_drift_and_he2_none_either():
 # --- the recursion against a direct simulation ----------------------------------------------
 @pytest.fixture(scope="module")
 def runs():
-    return EX.simulate_two_steps(1024, [2.0], 6, 1.0, 16, "tanh", ("he3", "he2"), rng=3)
+    # 12 seeds: with 6 the seed-to-seed SE is itself too noisy for a 5 SE bound (at rng=3 six
+    # He_2 seeds of one sign and a small spread put the mean 7 of its own SEs from 0)
+    return EX.simulate_two_steps(1024, [2.0], 12, 1.0, 16, "tanh", ("he3", "he2"), rng=3)
 
 
 @pytest.mark.parametrize("link", ["he3", "he2"])
@@ -81,13 +83,14 @@ def test_recursion_matches_simulation(runs, link):
     th = T.two_step_theory(1.0, 2.0, link=link)
     r = runs[link]
     per_seed = r.norm1.mean(axis=(1, 2))
-    assert abs(per_seed.mean() - th.reused.norm1) < 5 * per_seed.std(ddof=1) / math.sqrt(6) + 0.01
+    se = 5 / math.sqrt(12)
+    assert abs(per_seed.mean() - th.reused.norm1) < se * per_seed.std(ddof=1) + 0.01
     for mode in ("reused", "fresh"):
         st = getattr(th, mode)
         n2 = r.norm2[mode].mean(axis=(1, 2))
-        assert abs(n2.mean() - st.norm2) < 5 * n2.std(ddof=1) / math.sqrt(6) + 0.01
+        assert abs(n2.mean() - st.norm2) < se * n2.std(ddof=1) + 0.01
         sg = r.overlap(mode, signed=True)[:, 0]
-        assert abs(sg.mean() - st.m2 / st.norm2) < 5 * sg.std(ddof=1) / math.sqrt(6) + 0.01
+        assert abs(sg.mean() - st.m2 / st.norm2) < se * sg.std(ddof=1) + 0.01
 
 
 def test_naive_norm_drops_exactly_the_memory_terms():
@@ -277,16 +280,14 @@ def test_product_sweep_is_two_steps_on_the_product_target():
     for s in range(2):
         g = V.stream(7, d, s)                      # the documented stream of size d, seed s
         X = g.standard_normal((2 * d, d), dtype=np.float32)
-        Xf = g.standard_normal((2 * d, d), dtype=np.float32)
         W0 = g.standard_normal((width, d), dtype=np.float32)
         W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
         for j, n in enumerate((d, 2 * d)):
-            y, yf = np.prod(X[:n, :3], axis=1), np.prod(Xf[:n, :3], axis=1)
-            for mode, (A, b) in (("reused", (X[:n], y)), ("fresh", (Xf[:n], yf))):
-                W1, _ = EX.two_steps(W0, X[:n], y, X[:n], y, 0.8)
-                _, W2 = EX.two_steps(W0, X[:n], y, A, b, 0.8)
-                r = np.mean(np.linalg.norm(W2[:, :3], axis=1) / np.linalg.norm(W2, axis=1))
-                assert sw.overlap[mode][s, 0, j] == pytest.approx(r, rel=1e-5)
+            y = np.prod(X[:n, :3], axis=1)
+            _, W2 = EX.two_steps(W0, X[:n], y, X[:n], y, 0.8)
+            r = np.mean(np.linalg.norm(W2[:, :3], axis=1) / np.linalg.norm(W2, axis=1))
+            assert sw.overlap["reused"][s, 0, j] == pytest.approx(r, rel=1e-5)
+    assert np.all((sw.overlap["fresh"] > 0) & (sw.overlap["fresh"] < 1))
     assert sw.start.shape == (2, 1, 2)
     for call in (lambda: EX.product_two_steps([], [1.0], 2),
                  lambda: EX.product_two_steps([4], [1.0], 2),
@@ -554,3 +555,38 @@ def test_log_slope_and_log_gap():
                  lambda: EX.log_gap(1.0, small), lambda: EX.log_slope([8, 16], small, -large)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_two_step_sweep_product_shares_the_data():
+    """The leap-3 target run inside the sweep equals product_two_steps on the same stream."""
+    sw = EX.two_step_sweep([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6, product=True)
+    ref = EX.product_two_steps([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6)
+    plain = EX.two_step_sweep([16, 24], [1.0, 2.0], 3, 0.8, 4, rng=6)
+    assert plain.product is None
+    # the reused batch and the starts are the same draws (the fresh batches are drawn after
+    # them, their number depends on the neurons run)
+    np.testing.assert_allclose(sw.product.overlap["reused"], ref.overlap["reused"], rtol=1e-5)
+    np.testing.assert_allclose(sw.overlap[("he3", "reused")], plain.overlap[("he3", "reused")],
+                               rtol=1e-5)
+    np.testing.assert_allclose(sw.product.start, ref.start, rtol=1e-6)
+
+
+def test_fresh_gradient_has_the_law_of_a_fresh_batch():
+    """X^T r of a drawn batch against fresh_gradient: means and covariances of the entries."""
+    d, p, n, reps = 7, 2, 5, 20000
+    gen = np.random.default_rng(11)
+    W = gen.standard_normal((p, d)) * 0.8
+    W[0, 0] += 0.7
+
+    def residual(C, P):  # bounded weights: light tails, a sharp comparison of covariances
+        return np.tanh(2 * C[:, :1] - 0.5) / np.cosh(P) ** 2
+
+    direct = np.empty((reps, p * d))
+    for i in range(reps):
+        X = gen.standard_normal((n, d))
+        direct[i] = (residual(X[:, :1], X @ W.T).T @ X).ravel()
+    drawn = np.array([EX.fresh_gradient(W, n, 1, residual, gen).ravel() for _ in range(reps)])
+    se = np.sqrt((direct.var(axis=0) + drawn.var(axis=0)) / reps)
+    assert np.max(np.abs(direct.mean(axis=0) - drawn.mean(axis=0)) / se) < 5
+    cov_a, cov_b = np.cov(direct.T), np.cov(drawn.T)
+    assert np.max(np.abs(cov_a - cov_b)) < 0.08 * np.max(np.abs(cov_a))  # 0.04 measured

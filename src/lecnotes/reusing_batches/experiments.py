@@ -6,7 +6,9 @@ correlation loss: each neuron moves by :math:`(c/d)\sum_i y_i\sigma'(\langle w_j
 sharing one batch. :math:`\wstar = e_1` by rotation invariance. Seeds are on axis 0; the data
 of size ``d`` and seed ``s`` come from ``validate.stream(rng, d, s)``, so adding a size or a
 seed changes no other draw, and the batches of the smaller :math:`\alpha` are the first rows of
-the largest one (nested data).
+the largest one (nested data). A fresh batch meets the neurons only through its projections on
+a few directions, so :func:`fresh_gradient` draws its gradient in distribution without the
+batch.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from lecnotes.core import validate as V
 from lecnotes.reusing_batches.theory import LINKS, STUDENTS, check_link, check_student
 
 __all__ = ["two_steps", "TwoStepRuns", "simulate_two_steps", "TwoStepSweep", "two_step_sweep",
+           "fresh_gradient",
            "ProductSweep", "product_two_steps", "StepRuns", "gd_steps", "log_slope", "log_gap"]
 
 
@@ -97,18 +100,58 @@ class TwoStepRuns(NamedTuple):
 
 
 def _draw(d, s, n, width, rng):
+    """The reused batch (n, d) and the unit starts (width, d) of size d, seed s, and the
+    generator that goes on to draw the fresh batches."""
     g = V.stream(rng, d, s)
     X = g.standard_normal((n, d), dtype=np.float32)
-    Xf = g.standard_normal((n, d), dtype=np.float32)
     W0 = g.standard_normal((width, d), dtype=np.float32)
     W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
-    return X, Xf, W0
+    return X, W0, g
+
+
+def fresh_gradient(W, n: int, k: int, residual, g):
+    r""":math:`X^\top r` for a fresh batch :math:`X` of ``n`` standard Gaussian inputs,
+    independent of the neurons ``W`` (rows), drawn in distribution without forming
+    :math:`X` ({prf:ref}`def-ch9-two-steps`): with :math:`Q` an orthonormal basis of the span
+    of :math:`e_1,\dots,e_k` and the rows of ``W``, :math:`X = qQ^\top + Z(I-QQ^\top)` with
+    :math:`q` of shape (n, dim Q) and :math:`Z` independent; the labels and pre-activations
+    see only :math:`q`, and :math:`Z^\top r` has independent Gaussian rows of covariance
+    :math:`r^\top r`. Cost :math:`O(n(k+p)^2 + dp(k+p))` instead of :math:`O(ndp)`.
+
+    Parameters
+    ----------
+    W : ndarray (p, d)
+        Neurons.
+    n : int
+        Batch size.
+    k : int
+        Coordinates the label reads (:math:`x_1,\dots,x_k`, :math:`w_{\star,i} = e_i`).
+    residual : callable
+        ``(C, P) -> r``: the first ``k`` coordinates ``C`` (n, k) and the pre-activations
+        ``P`` = :math:`XW^\top` (n, p) to the weights ``r`` (n, p) of the samples.
+    g : Generator
+        The draws.
+
+    Returns
+    -------
+    ndarray (p, d)
+    """
+    W = np.asarray(W, dtype=float)
+    p, d = W.shape
+    Q = np.linalg.qr(np.concatenate([np.eye(d, k), W.T], axis=1))[0]   # (d, k + p)
+    q = g.standard_normal((n, Q.shape[1]))
+    r = residual(q @ Q[:k].T, q @ (W @ Q).T)
+    s, U = np.linalg.eigh(r.T @ r)
+    E = (U * np.sqrt(np.maximum(s, 0.0))) @ g.standard_normal((p, d))   # rows ~ N(0, r^T r)
+    return (r.T @ q) @ Q.T + E - (E @ Q) @ Q.T
 
 
 def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 8,
-                       student="tanh", links=("he3",), rng=None) -> dict:
+                       student="tanh", links=("he3",), rng=None, product: bool = False) -> dict:
     r"""Two steps on a reused and on a fresh batch ({prf:ref}`def-ch9-two-steps`) for several
-    :math:`\alpha = n/d` on nested data, ``seeds`` independent runs of ``width`` neurons.
+    :math:`\alpha = n/d` on nested data, ``seeds`` independent runs of ``width`` neurons. The
+    fresh batch of the second step, independent of the neurons, is drawn in distribution by
+    :func:`fresh_gradient` (at each :math:`\alpha`, after the reused batch and the starts).
 
     Parameters
     ----------
@@ -128,11 +171,16 @@ def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 
         Names of :data:`lecnotes.reusing_batches.theory.LINKS`, all on the same inputs.
     rng : Generator, int or None
         Parent random state (SPEC 7).
+    product : bool
+        Also the leap-3 target :math:`y = z_1z_2z_3` of :func:`product_two_steps` on the same
+        inputs and starts (its first-step pre-activations shared with the links).
 
     Returns
     -------
     dict
-        link -> :class:`TwoStepRuns`.
+        link -> :class:`TwoStepRuns`; with ``product``, also ``"product"`` ->
+        ``({"reused", "fresh"} -> array (seeds, alphas), start array (seeds,))``, the mean over
+        neurons of :math:`\|P_\star w_2\|/\|w_2\|` and of :math:`\|P_\star w_0\|/\|w_0\|`.
     """
     d = V.positive_int(d, "d", minimum=8)
     seeds = V.positive_int(seeds, "seeds")
@@ -152,28 +200,44 @@ def simulate_two_steps(d: int, alphas, seeds: int, c: float = 1.0, width: int = 
            for k in links}
     ds = STUDENTS[student][0]
     L, p = len(links), width
+    prod = {m: np.zeros((seeds, alphas.size)) for m in ("reused", "fresh")}
+    start = np.zeros(seeds)
+    kp, Lp = (3 if product else 1), L * p      # coordinates the labels read; link neurons
+
+    def residual(C, P):  # the weights y_i sigma'(<w, x_i>) of every neuron (columns)
+        r = np.stack([LINKS[k](C[:, 0]) for k in links], axis=1)[:, :, None] \
+            * ds(P[:, :Lp]).reshape(-1, L, p)                   # neuron (l, q): column l p + q
+        return np.hstack([r.reshape(-1, Lp), np.prod(C, axis=1)[:, None] * ds(P[:, Lp:])])
+
     for s in range(seeds):
-        X, Xf, W0 = _draw(d, s, int(ns.max()), width, rng)
-        Y = np.stack([LINKS[k](X[:, 0]) for k in links], axis=1)     # (n, L)
-        Yf = np.stack([LINKS[k](Xf[:, 0]) for k in links], axis=1)
+        X, W0, g = _draw(d, s, int(ns.max()), width, rng)
+        start[s] = _span_ratio(W0)
         for j, n in enumerate(ns):
-            A, B = X[:n], Xf[:n]
-            # all links at once: neuron (l, q) is column l * p + q
-            R0 = (Y[:n, :, None] * ds(A @ W0.T)[:, None, :]).reshape(n, L * p)
-            W1 = np.tile(W0, (L, 1)) + (c / d) * (R0.T @ A)
-            for mode, (X2, Y2) in (("reused", (A, Y[:n])), ("fresh", (B, Yf[:n]))):
-                Z1 = (X2 @ W1.T).reshape(n, L, p)
-                R1 = (Y2[:, :, None] * ds(Z1)).reshape(n, L * p)
-                W2 = W1 + (c / d) * (R1.T @ X2)
+            A = X[:n]
+            R0 = residual(A[:, :kp], np.tile(A @ W0.T, L + product))
+            W1 = np.tile(W0, (L + product, 1)) + (c / d) * (R0.T @ A)   # the product's last
+            for mode in ("reused", "fresh"):
+                grad = (residual(A[:, :kp], A @ W1.T).T @ A if mode == "reused"
+                        else fresh_gradient(W1, n, kp, residual, g))
+                W2 = W1 + (c / d) * grad
                 for i, link in enumerate(links):
                     rows = slice(i * p, (i + 1) * p)
                     out[link].m2[mode][s, j] = W2[rows, 0]
                     out[link].norm2[mode][s, j] = np.linalg.norm(W2[rows], axis=1)
+                prod[mode][s, j] = _span_ratio(W2[Lp:]) if product else np.nan
             for i, link in enumerate(links):
                 rows = slice(i * p, (i + 1) * p)
                 out[link].m1[s, j] = W1[rows, 0]
                 out[link].norm1[s, j] = np.linalg.norm(W1[rows], axis=1)
+    if product:
+        out["product"] = (prod, start)
     return out
+
+
+def _span_ratio(W):
+    r"""Mean over the rows of :math:`\|P_\star w\|/\|w\|`, :math:`P_\star` the projection on the
+    first three coordinates (the span of :math:`W_\star` of the leap-3 target)."""
+    return np.mean(np.linalg.norm(W[:, :3], axis=1) / np.linalg.norm(W, axis=1))
 
 
 class TwoStepSweep(NamedTuple):
@@ -187,17 +251,22 @@ class TwoStepSweep(NamedTuple):
     r"""``(link, mode)`` -> mean-over-neurons signed overlap :math:`m_2/\|w_2\|`, same shape."""
     runs: dict
     r"""``(link, d)`` -> :class:`TwoStepRuns`."""
+    product: ProductSweep | None = None
+    r"""With ``product=True``: the leap-3 target on the same data (:class:`ProductSweep`)."""
 
 
 def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, student="tanh",
-                   links=("he3", "he2"), rng=None) -> TwoStepSweep:
+                   links=("he3", "he2"), rng=None, product: bool = False) -> TwoStepSweep:
     r"""{func}`simulate_two_steps` at every ``d`` of ``dims`` ({prf:ref}`prop-ch9-recursion`).
+
+    With ``product``, also the sweep of :func:`product_two_steps` (the same arithmetic) on the
+    same data: one draw of the batches serves both ({prf:ref}`prop-ch9-product`).
 
     Parameters
     ----------
     dims : sequence of int
         Dimensions (each at least 8).
-    alphas, seeds, c, width, student, links, rng
+    alphas, seeds, c, width, student, links, rng, product
         As in :func:`simulate_two_steps`.
 
     Returns
@@ -209,18 +278,26 @@ def two_step_sweep(dims, alphas, seeds: int, c: float = 1.0, width: int = 8, stu
         raise ValueError("dims must be a non-empty sequence of integers >= 8")
     dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
                      for d in dims.tolist()])
-    runs = {}
+    runs, prod = {}, []
     for d in dims:
         for link, r in simulate_two_steps(int(d), alphas, seeds, c, width, student, links,
-                                          rng).items():
-            runs[(link, int(d))] = r
+                                          rng, product).items():
+            if link == "product":
+                prod.append(r)
+            else:
+                runs[(link, int(d))] = r
     alphas = np.asarray(alphas, dtype=float)
+    psweep = None
+    if product:
+        over = {m: np.stack([r[0][m] for r in prod], axis=1) for m in ("reused", "fresh")}
+        start = np.repeat(np.stack([r[1] for r in prod], axis=1)[:, :, None], alphas.size, 2)
+        psweep = ProductSweep(dims, alphas, over, start)
     overlap = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode) for d in dims], axis=1)
                for link in links for mode in ("reused", "fresh")}
     signed = {(link, mode): np.stack([runs[(link, int(d))].overlap(mode, True) for d in dims],
                                      axis=1)
               for link in links for mode in ("reused", "fresh")}
-    return TwoStepSweep(dims, alphas, overlap, signed, runs)
+    return TwoStepSweep(dims, alphas, overlap, signed, runs, psweep)
 
 
 class ProductSweep(NamedTuple):
@@ -264,38 +341,11 @@ def product_two_steps(dims, alphas, seeds: int, c: float = 1.0, width: int = 16,
     Returns
     -------
     ProductSweep
+        The same as ``two_step_sweep(..., links=("he3",), product=True).product``, which it
+        runs (the fresh batches by :func:`fresh_gradient`).
     """
-    dims = np.asarray(dims)
-    if dims.ndim != 1 or dims.size == 0:
-        raise ValueError("dims must be a non-empty sequence of integers >= 8")
-    dims = np.array([V.positive_int(int(d) if float(d) == int(d) else d, "dims", minimum=8)
-                     for d in dims.tolist()])
-    seeds = V.positive_int(seeds, "seeds")
-    width = V.positive_int(width, "width")
-    c = _check_c(c)
-    ds = STUDENTS[check_student(student)][0]
-    alphas = V.finite_array(alphas, "alphas", ndim=1)
-    if alphas.size == 0 or np.any(alphas <= 0):
-        raise ValueError("alphas must be a non-empty sequence of positive numbers")
-    shape = (seeds, dims.size, alphas.size)
-    out = {m: np.zeros(shape) for m in ("reused", "fresh")}
-    start = np.zeros(shape)
-
-    def ratio(W):
-        return np.mean(np.linalg.norm(W[:, :3], axis=1) / np.linalg.norm(W, axis=1))
-
-    for k, d in enumerate(dims):
-        ns = np.maximum(1, np.round(alphas * d).astype(int))
-        for s in range(seeds):
-            X, Xf, W0 = _draw(int(d), s, int(ns.max()), width, rng)
-            y, yf = (np.prod(A[:, :3], axis=1) for A in (X, Xf))
-            start[s, k] = ratio(W0)
-            for j, n in enumerate(ns):
-                W1 = W0 + (c / d) * (y[:n, None] * ds(X[:n] @ W0.T)).T @ X[:n]
-                for mode, (A, b) in (("reused", (X[:n], y[:n])), ("fresh", (Xf[:n], yf[:n]))):
-                    W2 = W1 + (c / d) * (b[:, None] * ds(A @ W1.T)).T @ A
-                    out[mode][s, k, j] = ratio(W2)
-    return ProductSweep(dims, alphas, out, start)
+    return two_step_sweep(dims, alphas, seeds, c, width, student, ("he3",), rng,
+                          product=True).product
 
 
 _TARGETS = {
@@ -328,7 +378,8 @@ def gd_steps(dims, alpha: float, seeds: int, steps: int, target: str = "he3", c:
     or on a new batch at every step after the first (``fresh=True``, one pass over
     ``steps * n`` samples) ({prf:ref}`def-ch9-many-steps`), :math:`w_{\star,i} = e_i`. Size
     ``d``, seed ``s`` draw from ``validate.stream(rng, d, s)``; the first batch is the same in
-    both protocols.
+    both protocols, and the later fresh batches are drawn in distribution by
+    :func:`fresh_gradient` (they are independent of the neurons).
 
     Parameters
     ----------
@@ -389,9 +440,10 @@ def gd_steps(dims, alpha: float, seeds: int, steps: int, target: str = "he3", c:
                 subspace[s, j, t] = np.mean(np.linalg.norm(W[:, :k], axis=1) / norm)
                 if t == steps:
                     break
-                if fresh and t > 0:
-                    X = g.standard_normal((n, d), dtype=np.float32)
-                    y = label(X)
+                if fresh and t > 0:  # a new batch, drawn in distribution (fresh_gradient)
+                    W = W + (c / d) * fresh_gradient(
+                        W, n, k, lambda C, P: label(C)[:, None] * ds(P), g)
+                    continue
                 W = W + (c / d) * (y[:, None] * ds(X @ W.T)).T @ X
     return StepRuns(dims, direction, subspace)
 

@@ -230,7 +230,8 @@ class MedianEscape(NamedTuple):
     r"""Median number of fresh samples to :math:`|m|\ge` level in each group, (groups, dims);
     ``inf`` if a group's median was not reached within the budget."""
     escaped: np.ndarray
-    """Fraction of the paths escaped when the run stopped, per d."""
+    """Fraction of the paths escaped when the run stopped, per d (in :func:`median_escape` a
+    group's paths stop once its median is final)."""
     drift_side: np.ndarray | None = None
     r"""One pass only: per group and d, the fraction of the paths that reach the level by the
     group's median whose :math:`m` then has the sign of the drift :math:`\kappa`, (groups,
@@ -260,21 +261,35 @@ def _reuse_block(m, Z, S, Q, eta, level):
     ``S`` and :math:`Q = S^2+\rho`; the same arithmetic as ``chain_step(..., reuse=True)``,
     without its per-call checks. Returns the final overlaps and the first sample (1-based) at
     which each path reached ``level`` (0 if none)."""
-    dz = eta / np.cosh(Z) ** 2                        # eta tanh'(Z)
-    M = np.empty(Z.shape)
+    dz = (eta / _S6) / np.cosh(Z) ** 2                # eta tanh'(Z) / sqrt 6
+    ZQ, e6, M = Z * Z + Q, eta / _S6, np.empty(Z.shape)   # ZQ: |x|^2 of each sample
     for t in range(Z.shape[0]):
         z, s, q = Z[t], S[t], Q[t]
         sq = np.sqrt(1.0 - m * m)
         G = m * z + sq * s
-        y = G * (G * G - 3.0) / _S6
-        a = y * dz[t]                                  # eta y tanh'(Z)
-        n1 = np.sqrt(1.0 + a * a * q)
-        m1 = (m + a * s * sq) / n1
-        z1 = (z + a * q) / n1
-        a1 = eta * y / np.cosh(np.clip(z1, -40.0, 40.0)) ** 2
-        n2 = np.sqrt(1.0 + a1 * a1 * np.maximum(z * z + q - z1 * z1, 0.0))
-        m = np.clip((m1 + a1 * (G - z1 * m1)) / n2, -1.0, 1.0, out=M[t])
+        y = G * (G * G - 3.0)                          # sqrt 6 h_3(G)
+        a = y * dz[t]                                  # eta h_3(G) tanh'(Z)
+        n1 = np.sqrt(a * a * q + 1.0)
+        m1 = (a * s * sq + m) / n1
+        z1 = (a * q + z) / n1
+        a1 = (e6 * y) / np.cosh(np.clip(z1, -40.0, 40.0)) ** 2
+        n2 = np.sqrt(a1 * a1 * np.maximum(ZQ[t] - z1 * z1, 0.0) + 1.0)
+        m = _clip1((m1 + a1 * (G - z1 * m1)) / n2, M[t])
     return m.copy(), _first_hits(M, level)[0]
+
+
+def _clip1(x, out):
+    """``x`` clipped to [-1, 1] into ``out`` (the ufuncs, without ``np.clip``'s wrapper)."""
+    np.minimum(x, 1.0, out=out)
+    return np.maximum(out, -1.0, out=out)
+
+
+def _drop_done(alive, out, hit, n_groups, need):
+    """The paths still to run: those of ``alive`` not escaped in this block (``out``) whose
+    group has fewer than ``need`` escapes (a group's median is final once it has them)."""
+    done = np.isfinite(hit).reshape(n_groups, -1).sum(axis=1) >= need
+    keep = ~out & ~done[alive // (hit.size // n_groups)]
+    return alive[keep]
 
 
 def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0,
@@ -283,8 +298,9 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
     r"""SGD with repetition by the exact chain {eq}`eq-ch9-chain` ({prf:ref}`def-ch9-sgd`,
     :math:`\eta = c/d`), run at each d until every group has ``frac`` of its paths escaped (or
     ``tau_max * d`` samples); the median escape time of each group. The draws come in blocks
-    of ``block`` samples and a path that has escaped is dropped at the end of its block (its
-    later samples do not change its escape time). Size ``d`` draws from
+    of ``block`` samples; a path that has escaped is dropped at the end of its block (its
+    later samples do not change its escape time), and so are the paths of a group once
+    ``frac`` of it has escaped (its median is then final). Size ``d`` draws from
     ``validate.stream(rng, d, 1)``.
 
     Parameters
@@ -331,16 +347,14 @@ def median_escape(dims, n_groups: int = 32, group_size: int = 64, c: float = 1.0
         m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
         hit = np.full(P, np.inf)
         alive, t, budget = np.arange(P), 0, int(math.ceil(tau_max * d))
-        while t < budget:
+        while t < budget and alive.size:
             k = min(block, budget - t)
             Z, S = g.standard_normal((2, k, alive.size))
             Q = S * S + g.chisquare(d - 2, (k, alive.size))
             m[alive], first = _reuse_block(m[alive], Z, S, Q, c / d, level)
             out = first > 0
             hit[alive[out]] = t + first[out]
-            alive, t = alive[~out], t + k
-            if np.isfinite(hit).reshape(n_groups, -1).sum(axis=1).min() >= need:
-                break
+            alive, t = _drop_done(alive, out, hit, n_groups, need), t + k
         medians[:, j] = np.median(hit.reshape(n_groups, group_size), axis=1)
         escaped[j] = np.mean(np.isfinite(hit))
     return MedianEscape(dims, medians, escaped)
@@ -353,12 +367,12 @@ def _one_pass_block(m, Z, S, Q, eta, level):
     its per-call checks. Returns the final overlaps, the first step (1-based) at which
     each path reached ``level`` (0 if none) and the sign of its overlap there (0 if none)."""
     dz = (eta / math.sqrt(6.0)) / np.cosh(Z) ** 2      # eta h_3 normalisation times tanh'
-    M = np.empty(Z.shape)
+    dzS, dz2Q, M = dz * S, dz * dz * Q, np.empty(Z.shape)  # a S = p dzS, a^2 Q = p^2 dz2Q
     for t in range(Z.shape[0]):
         sq = np.sqrt(1.0 - m * m)
         G = m * Z[t] + sq * S[t]
-        a = G * (G * G - 3.0) * dz[t]                  # eta y tanh'(Z)
-        m = np.clip((m + a * S[t] * sq) / np.sqrt(1.0 + a * a * Q[t]), -1.0, 1.0, out=M[t])
+        p = G * (G * G - 3.0)                          # a = p dz = eta y tanh'(Z)
+        m = _clip1((p * dzS[t] * sq + m) / np.sqrt(p * p * dz2Q[t] + 1.0), M[t])
     return (m.copy(), *_first_hits(M, level))
 
 
@@ -417,7 +431,7 @@ def one_pass_escape(dims, n_groups: int = 16, group_size: int = 16, c: float = 4
         m = g1 / np.sqrt(g1 * g1 + g.chisquare(d - 1, P))
         hit, sign = np.full(P, np.inf), np.zeros(P)
         alive, t, budget = np.arange(P), 0, int(math.ceil(tau_max * d * d))
-        while t < budget:
+        while t < budget and alive.size:
             k = min(block, budget - t)
             Z, S = g.standard_normal((2, k, alive.size))
             Q = S * S + g.chisquare(d - 2, (k, alive.size))

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.blas import dsyrk as _syrk
 
 from lecnotes.core import validate as V
 from lecnotes.core.linalg import (
@@ -32,7 +33,6 @@ from lecnotes.core.linalg import (
     DENSE_MAX_D,
     EigenResult,
     top_eigenpair,
-    weighted_gram,
 )
 from lecnotes.core.preprocessing import (
     is_family,
@@ -81,7 +81,7 @@ def spectral_matrix(X, y, T=None) -> np.ndarray:
     X, y = V.data_pair(X, y)
     n, d = X.shape
     t = label_weights(y, T, n / d)
-    return weighted_gram(X, t)
+    return _gram(X, t)
 
 
 def _heavy(t, delta) -> bool:
@@ -139,7 +139,7 @@ def spectral_estimator(X, y, T=None, *, method: str = "auto", tol: float = 1e-8,
         return X.T @ ((t[:, None] if v.ndim == 2 else t) * (X @ v)) / n
 
     return top_eigenpair(
-        matvec, d, dense_matrix=lambda: weighted_gram(X, t), method=method, tol=tol, v0=v0
+        matvec, d, dense_matrix=lambda: _gram(X, t), method=method, tol=tol, v0=v0
     )
 
 
@@ -164,7 +164,7 @@ def spectrum(X, y, T=None) -> np.ndarray:
     if d > DENSE_FALLBACK_MAX_D:
         raise ValueError(f"spectrum is dense: d = {d} > {DENSE_FALLBACK_MAX_D}")
     t = label_weights(y, T, n / d)
-    return sla.eigvalsh(weighted_gram(X, t))
+    return sla.eigvalsh(_gram(X, t))
 
 
 def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=None,
@@ -229,13 +229,12 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
             if not is_family(T) and d <= 2000 and ns[-1] >= d:
                 t = label_weights(y, T, None)
                 heavy = _heavy(t, ns[0] / d)
-                D = np.zeros((d, d))
+                D = np.zeros((d, d), order="F")  # upper triangle of n D_T, by blocks
                 prev = 0
                 for j, n in enumerate(ns):
-                    B = X[prev:n]
-                    D += B.T @ (t[prev:n, None] * B)
+                    _add_weighted_gram(D, X[prev:n], t[prev:n])
                     prev = n
-                    A = 0.5 * (D + D.T) / n
+                    A = _symmetric(D) / n
                     vec, top, _ = top_eigenpair(
                         lambda v, A=A: A @ v, d, dense_matrix=lambda A=A: A,
                         method="dense" if heavy else "lanczos",
@@ -247,6 +246,34 @@ def simulate_spectral(preprocessings, deltas, d, seeds, link="quadratic", rng=No
                     v, top, _ = spectral_estimator(X[:ns[j]], y[:ns[j]], T, v0=v)
                     rho2[label][i_s, i], tops[label][i_s, i] = v[0] ** 2, top
     return {k: SpectralSimulation(deltas[where[k]], rho2[k], tops[k]) for k in preprocessings}
+
+
+def _add_weighted_gram(D, B, t):
+    r"""Add the upper triangle of :math:`B^\top\mathrm{diag}(t)B` to ``D`` (Fortran order):
+    two symmetric rank-k updates (BLAS ``syrk``, half the products of a general one), on the
+    rows of positive and of negative weight scaled by :math:`\sqrt{|t|}`."""
+    for sign in (1.0, -1.0):
+        rows = sign * t > 0
+        if np.any(rows):
+            C = np.sqrt(sign * t[rows])[:, None] * B[rows]
+            _syrk(sign, C.T, beta=1.0, c=D, overwrite_c=1)  # D += sign C^T C (in place)
+
+
+def _gram(X, t):
+    r""":math:`\frac1nX^\top\mathrm{diag}(t)X`, exactly symmetric, by blocks of rows (no second
+    n x d array) and symmetric rank-k updates (:func:`_add_weighted_gram`)."""
+    n, d = X.shape
+    D = np.zeros((d, d), order="F")
+    step = max(1, min(n, 2**22 // max(d, 1)))
+    for s in range(0, n, step):
+        _add_weighted_gram(D, X[s: s + step], t[s: s + step])
+    return _symmetric(D) / n
+
+
+def _symmetric(U):
+    """The symmetric matrix whose upper triangle is that of ``U``."""
+    A = np.triu(U)
+    return A + np.triu(A, 1).T
 
 
 class DavisKahanResult(NamedTuple):
@@ -303,7 +330,7 @@ def davis_kahan(X, y, T, w_star, link="quadratic") -> DavisKahanResult:
     w = w / np.linalg.norm(w)
     Tc = resolve_preprocessing(T, n / d)
     mean_T, beta = mean_matrix_coefficients(link, Tc)
-    D = weighted_gram(X, label_weights(y, Tc, n / d))
+    D = _gram(X, label_weights(y, Tc, n / d))
     ev, vec = sla.eigh(D)
     rho2 = float((vec[:, -1] @ w) ** 2)
     Delta = D - mean_T * np.eye(d) - beta * np.outer(w, w)
