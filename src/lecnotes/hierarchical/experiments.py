@@ -458,9 +458,11 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
             if s < kseeds:
                 Xk = np.concatenate([X1, X2, X3])
                 yk = np.concatenate([y1, y2, y3])
+                if len(kns):  # the kernels of smaller n are blocks of the largest
+                    K, Kt = relu_ntk(Xk[:kns[-1]]), relu_ntk(Xt, Xk[:kns[-1]])
                 for i, n in enumerate(kns):
-                    coef = kernel_ridge(relu_ntk(Xk[:n]), yk[:n] - np.mean(yk[:n]), lam)
-                    pred = relu_ntk(Xt, Xk[:n]) @ coef + np.mean(yk[:n])
+                    coef = kernel_ridge(K[:n, :n], yk[:n] - np.mean(yk[:n]), lam)
+                    pred = Kt[:, :n] @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
 

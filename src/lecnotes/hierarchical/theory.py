@@ -197,16 +197,19 @@ def spike_strength(r, c, T="raw"):
 
 
 def _lu_li(t, g2, w, delta):
-    """Lu-Li overlap for a discrete law of (T, G^2); chapter 4's formula, rank-r form."""
+    """Lu-Li overlap for a discrete law of (T, G^2); chapter 4's formula, rank-r form (the
+    grid scans vectorised over the law's nodes, the roots found on the scalar functions)."""
     top = float(t.max())
     psi = lambda lam: lam * (1 / delta + w @ (t / (lam - t)))  # noqa: E731
     phi = lambda lam: lam * (w @ (t * g2 / (lam - t)))  # noqa: E731
     dpsi = lambda lam: 1 / delta + w @ (t / (lam - t)) - lam * (w @ (t / (lam - t) ** 2))  # noqa: E731
     dphi = lambda lam: w @ (t * g2 / (lam - t)) - lam * (w @ (t * g2 / (lam - t) ** 2))  # noqa: E731
     grid = top + np.geomspace(1e-6, 1e3, 1500) * max(abs(top), 1.0)
-    dp = np.array([dpsi(v) for v in grid])
+    R = t / (grid[:, None] - t)  # (grid, nodes)
+    dp = 1 / delta + R @ w - grid * ((R / (grid[:, None] - t)) @ w)
     lbar = grid[0] if dp[0] >= 0 else brentq(dpsi, grid[0], grid[np.argmax(dp > 0)])
-    F = np.array([psi(max(v, lbar)) - phi(v) for v in grid])
+    lc = np.maximum(grid, lbar)
+    F = lc * (1 / delta + (t / (lc[:, None] - t)) @ w) - grid * ((R * g2) @ w)
     sign = np.where(np.sign(F[:-1]) != np.sign(F[1:]))[0]
     if len(sign) == 0:
         return 0.0
