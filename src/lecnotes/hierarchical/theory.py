@@ -31,6 +31,7 @@ __all__ = [
     "feature_law",
     "spike_strength",
     "stage_one_overlap",
+    "spectral_law_overlap",
     "finite_size_overlap",
     "stage_one_crossing",
     "stage_two_overlap",
@@ -219,6 +220,32 @@ def _lu_li(t, g2, w, delta):
         return 0.0
     a, b = dpsi(lam), dphi(lam)
     return float(a / (a - b))
+
+
+def spectral_law_overlap(t, g2, w, delta):
+    r"""Chapter 4's limit of the squared overlap of a spectral estimator's top eigenvector
+    with a spike direction, for a discrete law of the preprocessed label :math:`T` and of
+    :math:`\mathbb E[G^2\mid T]` (:math:`G` the projection on the spike), at
+    :math:`\delta = n/\dim`: the formula of {prf:ref}`prop-ch10-stage-one`, used by
+    {prf:ref}`prop-ch10-might` in the space of quadratic forms.
+
+    Parameters
+    ----------
+    t, g2, w : array_like (m,)
+        Nodes of :math:`T` (bounded), :math:`\mathbb E[G^2\mid T]` there, weights summing
+        to 1.
+    delta : float
+        :math:`n/\dim > 0`.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 below the threshold.
+    """
+    t, g2, w = (V.finite_array(v, k, ndim=1) for v, k in ((t, "t"), (g2, "g2"), (w, "w")))
+    if t.size == 0 or t.shape != g2.shape or t.shape != w.shape or np.any(w < 0):
+        raise ValueError("t, g2 and w must be non-empty arrays of one shape, w >= 0")
+    return _lu_li(t, g2, w, V.positive_float(delta, "delta"))
 
 
 def stage_one_overlap(alpha, r, c, T="tanh"):
