@@ -165,12 +165,15 @@ class ShallowSweep(NamedTuple):
 
 
 def _draw(gens, n, d, r, c):
-    """Samples of every seed, with a last column of ones (the neurons' bias)."""
-    X = np.empty((len(gens), n, d + 1))
+    """Samples of every seed, with a last column of ones (the neurons' bias), stored in single
+    precision (every learner here computes its features in single precision), the labels
+    computed from the double-precision draw."""
+    X, s = np.empty((len(gens), n, d + 1), np.float32), np.empty((len(gens), n))
     X[:, :, d] = 1.0
     for k, g in enumerate(gens):
-        X[k, :, :d] = g.standard_normal((n, d))
-    s = np.einsum("snj,snj->sn", X[:, :, :r], X[:, :, :r])
+        x = g.standard_normal((n, d))
+        s[k] = np.einsum("nj,nj->n", x[:, :r], x[:, :r])
+        X[k, :, :d] = x
     return X, T.link(T.feature(s, r), c)
 
 
