@@ -95,3 +95,15 @@ def test_sweep_shapes_initial_latent_energy_and_nesting():
     again = J.joint_sweep([16], [64, 128], 3, 0.5, steps=2, p1=8, p2=6, n_test=200, chunk=64,
                           rng=4)
     np.testing.assert_allclose(again.latent, js.latent)  # blocks do not change the result
+
+
+def test_joint_controls_equal_the_frozen_modes():
+    """The one-step controls of ``controls=True`` are the ``mode="first"``/``"second"`` runs."""
+    kw = dict(p1=8, p2=8, eta0=3.0, rng=3, n_test=50)
+    both = J.joint_sweep([16], [64], 2, 0.5, steps=2, controls=True, **kw)
+    for m in ("first", "second"):
+        one = J.joint_sweep([16], [64], 2, 0.5, steps=1, mode=m, **kw)
+        for k, q in (("latent", one.latent), ("corr", one.corr), ("error", one.error)):
+            np.testing.assert_allclose(both.controls[m][k], q[..., 1], rtol=1e-12)
+    with pytest.raises(ValueError):
+        J.joint_sweep([16], [64], 2, 0.5, mode="first", controls=True, **kw)

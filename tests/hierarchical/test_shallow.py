@@ -40,6 +40,16 @@ def test_ridge_path_errors_match_direct_solves():
     with pytest.raises(ValueError):
         SH.ridge_path_errors(np.eye(3), np.ones(3), 0.0, np.eye(3), np.ones(3), np.ones(3),
                              1.0, [0.0])
+    direct = SH.ridge_path_test_errors(
+        np.einsum("snp,snq->spq", F, F) / n,
+        np.einsum("snp,sn->sp", F, y - ybar[:, None]) / n, ybar, Ft, yt, lams)
+    np.testing.assert_allclose(direct, want, rtol=1e-9)
+    with pytest.raises(ValueError):
+        SH.ridge_path_test_errors(np.eye(3), np.ones(3), 0.0, np.ones((4, 3)), np.ones(4),
+                                  [0.0])
+    with pytest.raises(ValueError):
+        SH.ridge_path_test_errors(np.eye(3), np.ones(3), 0.0, np.ones((4, 2)), np.ones(4),
+                                  [1.0])
 
 
 def test_one_giant_step_matches_the_models_giant_step_per_seed():

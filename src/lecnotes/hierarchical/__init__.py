@@ -12,6 +12,8 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 * :mod:`lecnotes.hierarchical.layerwise` - the layer-wise protocol run by gradient descent;
 * :mod:`lecnotes.hierarchical.controls` - stage 2 given the latent space, radial and signed
   features;
+* :mod:`lecnotes.hierarchical.multi_index` - a two-feature (multi-index) target and its second
+  stage, the span of two quadratic forms;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
 * :mod:`lecnotes.hierarchical.grading` - the graded check.
 """
@@ -24,6 +26,7 @@ from lecnotes.hierarchical import (
     joint,
     layerwise,
     matched,
+    multi_index,
     shallow,
     theory,
 )
@@ -48,6 +51,7 @@ from lecnotes.hierarchical.grading import check_feature_overlap
 from lecnotes.hierarchical.joint import JointSweep, joint_sweep
 from lecnotes.hierarchical.layerwise import LayerwiseGD, layerwise_gd_sweep, quadratic_corr
 from lecnotes.hierarchical.matched import latent_ridge_errors, welch_z
+from lecnotes.hierarchical.multi_index import MightSweep, might_sweep
 from lecnotes.hierarchical.shallow import (
     ShallowSweep,
     null_errors,
@@ -64,8 +68,11 @@ __all__ = [
     "joint",
     "layerwise",
     "matched",
+    "multi_index",
     "shallow",
     "theory",
+    "MightSweep",
+    "might_sweep",
     "check_feature_overlap",
     "DepthSweep",
     "Stage1Sweep",

@@ -125,13 +125,16 @@ def stage_two_control(dims, betas, seeds, c, width=1.0, steps2=200, eps=0.5, rng
             F = ((Z @ Wl.T) ** 2 - 1) / np.sqrt(2)
             hs = [(np.einsum("ij,jk,ik->i", Z, B, Z) - np.trace(B)) / np.sqrt(2) for B in Bs]
             Y = np.stack([T.link(h, c) for h in hs], axis=1)
-            Y -= Y.mean(axis=0)
             G, m, start = np.zeros((p1, p1)), np.zeros((p1, 2)), 0
+            f1, y1 = np.zeros(p1), np.zeros(2)
             for i, n in enumerate(n2):
                 G += F[start:n].T @ F[start:n]
                 m += F[start:n].T @ Y[start:n]
+                f1 += F[start:n].sum(axis=0)
+                y1 += Y[start:n].sum(axis=0)
                 start = n
-                v = _gd_from_zero(G / n, m / n, steps2)
+                # labels centred by the mean of this batch, the first n samples
+                v = _gd_from_zero(G / n, (m - np.outer(f1, y1 / n)) / n, steps2)
                 for f, B in enumerate(Bs):
                     corr[f, s, j, i] = _corr(Wl, v[:, f], B)
             for f, B in enumerate(Bs):

@@ -334,10 +334,11 @@ class DepthSweep(NamedTuple):
     kernel_error: np.ndarray
     """Normalised test error of kernel ridge with the ReLU NTK (the lazy two-layer network)."""
     matched_error: np.ndarray | None = None
-    """Normalised test error of the matched two-layer learner (same stage-one subspace, then
-    ridge on the degree-4 Hermite features of the latent coordinates,
-    :mod:`lecnotes.hierarchical.matched`), ``[seed, size, n]``, NaN where not run."""
+    """Normalised test error of the matched two-layer learner (:mod:`lecnotes.hierarchical.matched`,
+    same stage one), ``[seed, size, n]``, NaN where not run."""
 
+
+_DEEP_CACHE: dict = {}  # layer-wise results per (root, rng, d, r, c, n_test, seed, sizes)
 
 def _link_features(hh, lo, hi):
     """h_0, h_1, h_2 of the learned feature, clipped to the range seen in training."""
@@ -398,7 +399,9 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
         :math:`n\binom{r+4}{4}^2`).
     rng : Generator, int or None
         Parent random state (streams ``(d, seed, 3..5)`` for the three stages, whose
-        concatenation trains the kernel, and ``(d, seed, 6)`` for the test set).
+        concatenation trains the kernel, and ``(d, seed, 6)`` for the test set). With an
+        integer, a seed whose grid points a sweep on the same streams ran before is not run
+        again (its data are nested), unless the matched learner or the kernel needs them.
 
     Returns
     -------
@@ -413,8 +416,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     kseeds = seeds if kernel_seeds is None else V.positive_int(kernel_seeds, "kernel_seeds")
     if kseeds > seeds:
         raise ValueError(f"kernel_seeds must be an integer in 1..{seeds}, got {kseeds}")
-    n_test = V.positive_int(n_test, "n_test")
-    lam = V.nonneg_float(lam, "lam")
+    n_test, lam = V.positive_int(n_test, "n_test"), V.nonneg_float(lam, "lam")
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
     kns = np.asarray(kernel_ns, float) if len(kernel_ns) == 0 else _positive_grid(
         kernel_ns, "kernel_ns")
@@ -432,25 +434,36 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     err, q1, rho2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     kerr = np.full((kseeds, len(dims), len(kns)), np.nan)
     split = np.array(STAGE_SPLIT)
+    base = (V.seed_root(), int(rng)) if isinstance(rng, int | np.integer) else None
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
         sizes = np.maximum((ns[:, None] * split[None, :]).astype(int), 8)  # (len(ns), 3)
         index = M.hermite_index(r, 4) if mseeds else None
         for s in range(seeds):
+            keys = None if base is None else [
+                (base, d, r, float(c), n_test, s, tuple(int(v) for v in z)) for z in sizes]
+            if (keys and s >= mseeds and (s >= kseeds or not len(kns))
+                    and all(k in _DEEP_CACHE for k in keys)):
+                for i, k in enumerate(keys):  # the same streams, already run
+                    err[s, j, i], q1[s, j, i], rho2[s, j, i] = _DEEP_CACHE[k]
+                continue
             data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k))
                     for k in range(3)]
             Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 6))
             (X1, y1), (X2, y2), (X3, y3) = data
             t1, D, start = np.tanh(y1), np.zeros((d, d)), 0
+            X1s, t1s = X1.astype(np.float32), t1.astype(np.float32)  # single-precision blocks
             for i in range(len(ns)):
                 n1, n2, n3 = (int(v) for v in sizes[i])
-                D += (X1[start:n1] * t1[start:n1, None]).T @ X1[start:n1]
+                D += ((X1s[start:n1] * t1s[start:n1, None]).T @ X1s[start:n1]).astype(float)
                 start = n1
                 U = np.linalg.eigh(D / n1)[1][:, -r:]
                 q1[s, j, i] = subspace_overlap(U, r)
                 err[s, j, i], rho2[s, j, i] = _deep_error(
                     U, r, X2[:n2], y2[:n2], X3[:n3], y3[:n3], Xt, yt, var)
+                if keys is not None:
+                    _DEEP_CACHE[keys[i]] = (err[s, j, i], q1[s, j, i], rho2[s, j, i])
                 if s < mseeds and i in at:
                     Xb = np.concatenate([X2[:n2], X3[:n3]])
                     yb = np.concatenate([y2[:n2], y3[:n3]])
@@ -458,9 +471,11 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
             if s < kseeds:
                 Xk = np.concatenate([X1, X2, X3])
                 yk = np.concatenate([y1, y2, y3])
+                if len(kns):  # the kernels of smaller n are blocks of the largest
+                    K, Kt = relu_ntk(Xk[:kns[-1]]), relu_ntk(Xt, Xk[:kns[-1]])
                 for i, n in enumerate(kns):
-                    coef = kernel_ridge(relu_ntk(Xk[:n]), yk[:n] - np.mean(yk[:n]), lam)
-                    pred = relu_ntk(Xt, Xk[:n]) @ coef + np.mean(yk[:n])
+                    coef = kernel_ridge(K[:n, :n], yk[:n] - np.mean(yk[:n]), lam)
+                    pred = Kt[:, :n] @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
 

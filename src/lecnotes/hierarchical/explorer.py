@@ -23,11 +23,12 @@ from lecnotes.hierarchical.controls import StageTwoControl
 from lecnotes.hierarchical.experiments import DepthSweep, Stage1Sweep, Stage2Sweep
 from lecnotes.hierarchical.joint import JointSweep
 from lecnotes.hierarchical.layerwise import LayerwiseGD
+from lecnotes.hierarchical.multi_index import MightSweep
 from lecnotes.hierarchical.shallow import ShallowSweep
 
 __all__ = ["StageState", "stage_state", "stage_figure", "stage_explorer", "depth_figure",
            "shallow_figure", "joint_figure", "layerwise_figure", "control_figure",
-           "wide_rf_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
+           "wide_rf_figure", "might_figure", "EXPLORER_CS", "EXPLORER_RANKS"]
 
 EXPLORER_CS = (0.0, 0.25, 0.5, 1.0, 2.0)
 """Quadratic coefficients of the link offered by the explorer."""
@@ -440,4 +441,49 @@ def wide_rf_figure(dims, ns_deep, deep, ns_rf, rf, widths, floors):
     plotting.log_ticks(ax, [int(v) for v in ns_deep[::2]])
     plotting.log_ticks(ax, [0.05, 0.1, 0.2, 0.5, 1], axis="y")
     plotting.shared_legend(fig, ncol=2)
+    return fig
+
+
+def might_figure(sweep, spectral, first, gaussian):
+    r"""The second stage of {prf:ref}`def-ch10-might` against :math:`\delta = n/D`: the
+    spectral estimator's overlap with :math:`e_2` (left) and the first moment's with
+    :math:`e_1` and :math:`e_2` (right), mean and standard error over seeds, one colour per
+    :math:`r`, with {prf:ref}`prop-ch10-might` (dashed) and its Gaussian-feature limit (black).
+
+    Parameters
+    ----------
+    sweep : MightSweep
+        From :func:`lecnotes.hierarchical.multi_index.might_sweep`.
+    spectral, first : array_like (ranks, deltas)
+        ``multi_index.spectral_overlap`` and ``multi_index.first_moment_overlap`` at each
+        rank.
+    gaussian : array_like (deltas,)
+        ``multi_index.spectral_overlap`` of the Gaussian-feature law.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(sweep, MightSweep):
+        raise ValueError("sweep must be a MightSweep")
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.3), layout="constrained", sharey=True)
+    axes[0].plot(sweep.deltas, gaussian, color="k", lw=1.0, label="Gaussian features")
+    for j, r in enumerate(sweep.ranks):
+        col = plotting.PALETTE[j % len(plotting.PALETTE)]
+        D = int(r) * (int(r) + 1) // 2
+        plotting.errorbar_over_seeds(axes[0], sweep.deltas, sweep.spectral[:, j], color=col,
+                                     marker="o", ms=3, ls="none", label=f"$r = {r}$, $D = {D}$")
+        axes[0].plot(sweep.deltas, spectral[j], color=col, ls="--", lw=0.9)
+        plotting.errorbar_over_seeds(axes[1], sweep.deltas, sweep.first[:, j], color=col,
+                                     marker="o", ms=3, ls="none")
+        axes[1].plot(sweep.deltas, first[j], color=col, ls="--", lw=0.9)
+        plotting.errorbar_over_seeds(axes[1], sweep.deltas, sweep.first_e2[:, j], color=col,
+                                     marker="x", ms=3, ls="none")
+    axes[0].set(xscale="log", xlabel=r"$\delta = n/D$", ylabel="squared overlap",
+                title=r"spectral, with $e_2$", ylim=(0, 1.02))
+    axes[1].set(xscale="log", xlabel=r"$\delta = n/D$",
+                title=r"first moment, with $e_1$ (o) and $e_2$ (x)")
+    plotting.shared_legend(fig, ncol=4)
     return fig

@@ -36,7 +36,7 @@ import numpy as np
 from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import latent_rank
-from lecnotes.hierarchical.shallow import RIDGES, ridge_path_errors
+from lecnotes.hierarchical.shallow import RIDGES, ridge_path_test_errors
 
 __all__ = ["init_network", "forward", "joint_gradients", "joint_step", "JointSweep",
            "MODES", "joint_sweep"]
@@ -202,6 +202,11 @@ class JointSweep(NamedTuple):
     error: np.ndarray
     """Test error of the network with its last layer refitted by ridge, divided by
     :math:`\\operatorname{Var}y` (divide by ``null_errors`` for the relative error)."""
+    controls: dict | None = None
+    """With ``controls=True``: for ``"first"`` (:math:`W_2` frozen) and ``"second"``
+    (:math:`W_1` frozen), a dict of ``latent``, ``corr`` and ``error`` ``[seed, size, n]``
+    after the first step made with that layer alone, from the same initialisation, batch and
+    gradient as the joint step (step 0 is the joint sweep's)."""
 
 
 def _draw(gens, n, d, r, c):
@@ -226,17 +231,19 @@ def _readout(W1, W2, a, batch, test, chunk, var):
     Ft = forward(W1, W2, a, test[0])[1]
     G /= n
     lam = np.maximum(np.einsum("spp->s", G), 1e-300)[:, None] / p2 * RIDGES[None, :]
-    Gt = np.matmul(np.swapaxes(Ft, -1, -2), Ft) / Ft.shape[1]
     out = []
     for lab, lab_t, fl in ((y, test[1], fy), (h, test[2], fh)):
         m = lab.mean(axis=1)
-        e = ridge_path_errors(G, (fl - m[:, None] * f1) / n, m, Gt,
-                              np.einsum("snp,sn->sp", Ft, lab_t) / Ft.shape[1],
-                              Ft.mean(axis=1), np.mean((lab_t - m[:, None]) ** 2, axis=1),
-                              lam).min(axis=-1)
-        out.append(e)
+        out.append(ridge_path_test_errors(G, (fl - m[:, None] * f1) / n, m, Ft, lab_t,
+                                     lam).min(axis=-1))
     h_var = np.mean((test[2] - test[2].mean(axis=1, keepdims=True)) ** 2, axis=1)
     return out[0] / var, np.sqrt(np.clip(1 - out[1] / h_var, 0.0, 1.0))
+
+
+def _latent(W1, d, r):
+    """Fraction of the first layer's weight energy in the latent space, per seed."""
+    w = W1[:, :, :d]
+    return np.sum(w[:, :, :r] ** 2, (1, 2)) / np.sum(w**2, (1, 2))
 
 
 MODES = ("joint", "first", "second")
@@ -245,7 +252,7 @@ MODES = ("joint", "first", "second")
 
 
 def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=2000, eps=0.5,
-                chunk=4096, mode="joint", rng=None):
+                chunk=4096, mode="joint", controls=False, rng=None):
     r"""Joint giant steps on the three-layer network, measured after each step (module
     docstring): the first layer's latent energy, the second-layer features' correlation with
     :math:`h` and the test error ({prf:ref}`def-ch10-sight`, {prf:ref}`thm-ch10-layerwise`).
@@ -276,6 +283,10 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
     mode : str
         One of :data:`MODES`: the controls that freeze one layer use the same initialisation,
         batches and step sizes as the joint steps.
+    controls : bool
+        Also measure, at every ``n``, the first step made with one layer frozen (``"first"``
+        and ``"second"``), from the joint step's own gradient (same batch): the
+        ``controls`` field of the result. Only with ``mode="joint"``.
     rng : Generator, int or None
         Parent random state: streams ``(d, seed, 6)`` test set, ``(d, seed, 12)`` the
         initialisation, ``(d, seed, 13)`` the ridge batch, ``(d, seed, 14, i, t)`` the batch
@@ -298,10 +309,14 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
     eta0 = V.positive_float(eta0, "eta0")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if controls and mode != "joint":
+        raise ValueError("controls needs mode='joint'")
     n_test, chunk = V.positive_int(n_test, "n_test"), V.positive_int(chunk, "chunk")
     ranks = np.array([latent_rank(int(d), eps) for d in dims])
     shape = (seeds, len(dims), len(ns), steps + 1)
     lat, corr, err = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    ctl = ({m: {k: np.zeros(shape[:3]) for k in ("latent", "corr", "error")}
+            for m in MODES[1:]} if controls else None)
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
@@ -323,8 +338,14 @@ def joint_sweep(dims, ns, seeds, c, steps=3, p1=128, p2=128, eta0=1.0, n_test=20
                         b1, b2 = joint_gradients(W1, W2, a, X, y)
                         g1 += b1 * (mode != "second")
                         g2 += b2 * (mode != "first")
+                    if t == 1 and ctl is not None:
+                        for m, (f1, f2) in zip(MODES[1:], ((1, 0), (0, 1)), strict=True):
+                            C1, C2 = joint_step(W1, W2, a, f1 * g1, f2 * g2, n, eta0, norms)
+                            q = ctl[m]
+                            q["latent"][:, j, i] = _latent(C1, d, r)
+                            q["error"][:, j, i], q["corr"][:, j, i] = _readout(
+                                C1, C2, a, batch, test, chunk, var)
                     W1, W2 = joint_step(W1, W2, a, g1, g2, n, eta0, norms)
-                w = W1[:, :, :d]
-                lat[:, j, i, t] = np.sum(w[:, :, :r] ** 2, (1, 2)) / np.sum(w**2, (1, 2))
+                lat[:, j, i, t] = _latent(W1, d, r)
                 err[:, j, i, t], corr[:, j, i, t] = _readout(W1, W2, a, batch, test, chunk, var)
-    return JointSweep(dims, ranks, ns, steps, lat, corr, err)
+    return JointSweep(dims, ranks, ns, steps, lat, corr, err, ctl)

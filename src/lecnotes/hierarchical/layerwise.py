@@ -117,17 +117,18 @@ def _stage_two(W, X, y, ns, steps):
     """Second-layer weights after ``steps`` GD steps from 0, at each nested n."""
     F = ((X @ W.T) ** 2 - 1) / np.sqrt(2)
     yc = y - np.mean(y)
-    out, Gs, ms, start = [], np.zeros((W.shape[0],) * 2), np.zeros(W.shape[0]), 0
-    for n in ns:
+    G, m, start = np.zeros((len(ns),) + (W.shape[0],) * 2), np.zeros((len(ns), W.shape[0])), 0
+    Gs, ms = np.zeros(G.shape[1:]), np.zeros(W.shape[0])
+    for i, n in enumerate(ns):
         Gs += F[start:n].T @ F[start:n]
         ms += F[start:n].T @ yc[start:n]
         start = n
-        G, m = Gs / n, ms / n
-        lr, v = 1.0 / np.linalg.eigvalsh(G)[-1], np.zeros(W.shape[0])
-        for _ in range(steps):
-            v = v + lr * (m - G @ v)
-        out.append(v)
-    return np.array(out)
+        G[i], m[i] = Gs / n, ms / n
+    lr = 1.0 / np.linalg.eigvalsh(G)[:, -1:]  # every n at once
+    v = np.zeros_like(m)
+    for _ in range(steps):
+        v = v + lr * (m - np.matmul(G, v[:, :, None])[:, :, 0])
+    return v
 
 
 def layerwise_gd_sweep(dims, alphas, betas, seeds, c, width=1.0, steps1=10, eta1=3.0,

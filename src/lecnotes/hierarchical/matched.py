@@ -122,8 +122,10 @@ def latent_ridge_errors(U, X, y, Xt, yt, index, ridges=MATCHED_RIDGES):
     b = (F.T @ y.astype(np.float32)).astype(float) / n
     Ft = hermite_features(Xt @ U, index).astype(float)
     out = np.empty(ridges.size)
+    G32, b32 = G.astype(np.float32), b.astype(np.float32)  # G is near I: single precision
     for i, lam in enumerate(ridges):
-        coef = sla.cho_solve(sla.cho_factor(G + lam * np.eye(len(G)), check_finite=False), b)
+        A = G32 + np.float32(lam) * np.eye(len(G), dtype=np.float32)
+        coef = sla.cho_solve(sla.cho_factor(A, check_finite=False), b32).astype(float)
         out[i] = np.mean((Ft @ coef - yt) ** 2)
     return out
 

@@ -31,8 +31,9 @@ from lecnotes.core import validate as V
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import latent_rank
 
-__all__ = ["RIDGES", "ridge_path_errors", "relu_features", "one_giant_step", "ShallowSweep",
-           "shallow_sweep", "rf_sweep", "null_errors", "trend_size"]
+__all__ = ["RIDGES", "ridge_path_errors", "ridge_path_test_errors", "relu_features",
+           "one_giant_step", "ShallowSweep", "shallow_sweep", "rf_sweep", "null_errors",
+           "trend_size"]
 
 RIDGES = 10.0 ** np.arange(-6, 4)
 """Ridges tried, in units of :math:`\\operatorname{tr}(G)/p` of the training Gram matrix."""
@@ -164,12 +165,15 @@ class ShallowSweep(NamedTuple):
 
 
 def _draw(gens, n, d, r, c):
-    """Samples of every seed, with a last column of ones (the neurons' bias)."""
-    X = np.empty((len(gens), n, d + 1))
+    """Samples of every seed, with a last column of ones (the neurons' bias), stored in single
+    precision (every learner here computes its features in single precision), the labels
+    computed from the double-precision draw."""
+    X, s = np.empty((len(gens), n, d + 1), np.float32), np.empty((len(gens), n))
     X[:, :, d] = 1.0
     for k, g in enumerate(gens):
-        X[k, :, :d] = g.standard_normal((n, d))
-    s = np.einsum("snj,snj->sn", X[:, :, :r], X[:, :, :r])
+        x = g.standard_normal((n, d))
+        s[k] = np.einsum("nj,nj->n", x[:, :r], x[:, :r])
+        X[k, :, :d] = x
     return X, T.link(T.feature(s, r), c)
 
 
@@ -186,18 +190,57 @@ def _moments(F, y, ybar=None):
             F.sum(axis=1, dtype=float))
 
 
+def ridge_path_test_errors(gram, rhs, ybar, Ft, yt, lams):
+    r"""Test errors of ridge regression on features for several ridges, from the training
+    moments and the test features themselves ({prf:ref}`prop-ch10-shallow`'s shallow
+    learners): the same numbers as :func:`ridge_path_errors`, computed from the predictions
+    :math:`\bar y + F_ta_\lambda` (a few test products per ridge) instead of from a
+    :math:`p\times p` test Gram matrix.
+
+    Parameters
+    ----------
+    gram : ndarray (..., p, p)
+        :math:`G = F^\top F/n`, symmetric positive semi-definite.
+    rhs : ndarray (..., p)
+        :math:`b = F^\top(y-\bar y)/n`.
+    ybar : ndarray (...)
+        Training mean of the labels, added back to the prediction.
+    Ft : ndarray (..., n_t, p)
+        Test features.
+    yt : ndarray (..., n_t)
+        Test labels.
+    lams : array_like (..., L) or (L,)
+        Ridges :math:`\lambda > 0`, absolute, on the last axis.
+
+    Returns
+    -------
+    ndarray (..., L)
+        Test mean squared errors.
+    """
+    gram = V.finite_array(gram, "gram")
+    if gram.ndim < 2 or gram.shape[-1] != gram.shape[-2]:
+        raise ValueError("gram must have shape (..., p, p)")
+    lams = V.finite_array(lams, "lams")
+    if lams.ndim < 1 or lams.size == 0 or np.any(lams <= 0):
+        raise ValueError("lams must hold positive numbers, the ridges on the last axis")
+    Ft, yt = np.asarray(Ft), np.asarray(yt, float)
+    if Ft.shape[-1] != gram.shape[-1] or Ft.shape[:-1] != yt.shape:
+        raise ValueError("Ft must have shape (..., n_t, p) and yt (..., n_t)")
+    ev, Q = np.linalg.eigh(gram)
+    proj = np.einsum("...pk,...p->...k", Q, rhs)
+    coef = np.matmul(Q, proj[..., :, None] / (np.maximum(ev, 0)[..., :, None]
+                                              + lams[..., None, :]))
+    pred = np.matmul(np.asarray(Ft, float), coef) + np.asarray(ybar)[..., None, None]
+    return np.mean((pred - yt[..., :, None]) ** 2, axis=-2)
+
+
 def _best(gram, fy, f1, ysum, n, test, var):
     """Oracle-ridge normalised test error from sums over n training samples."""
     Ft, yt = test
-    Ft = Ft.astype(float)
     ybar = ysum / n
     G, b = gram / n, (fy - ybar[:, None] * f1) / n
-    nt = yt.shape[1]
     lam = np.einsum("spp->s", G)[:, None] / G.shape[-1] * RIDGES[None, :]
-    Gt = np.matmul(np.swapaxes(Ft, -1, -2), Ft) / nt
-    errs = ridge_path_errors(G, b, ybar, Gt, np.einsum("snp,sn->sp", Ft, yt) / nt,
-                             Ft.mean(axis=1), np.mean((yt - ybar[:, None]) ** 2, axis=1), lam)
-    return errs.min(axis=-1) / var
+    return ridge_path_test_errors(G, b, ybar, Ft, yt, lam).min(axis=-1) / var
 
 
 def null_errors(dims, seeds, c, n_test=2000, eps=0.5, rng=None):

@@ -31,6 +31,7 @@ __all__ = [
     "feature_law",
     "spike_strength",
     "stage_one_overlap",
+    "spectral_law_overlap",
     "finite_size_overlap",
     "stage_one_crossing",
     "stage_two_overlap",
@@ -197,16 +198,19 @@ def spike_strength(r, c, T="raw"):
 
 
 def _lu_li(t, g2, w, delta):
-    """Lu-Li overlap for a discrete law of (T, G^2); chapter 4's formula, rank-r form."""
+    """Lu-Li overlap for a discrete law of (T, G^2); chapter 4's formula, rank-r form (the
+    grid scans vectorised over the law's nodes, the roots found on the scalar functions)."""
     top = float(t.max())
     psi = lambda lam: lam * (1 / delta + w @ (t / (lam - t)))  # noqa: E731
     phi = lambda lam: lam * (w @ (t * g2 / (lam - t)))  # noqa: E731
     dpsi = lambda lam: 1 / delta + w @ (t / (lam - t)) - lam * (w @ (t / (lam - t) ** 2))  # noqa: E731
     dphi = lambda lam: w @ (t * g2 / (lam - t)) - lam * (w @ (t * g2 / (lam - t) ** 2))  # noqa: E731
     grid = top + np.geomspace(1e-6, 1e3, 1500) * max(abs(top), 1.0)
-    dp = np.array([dpsi(v) for v in grid])
+    R = t / (grid[:, None] - t)  # (grid, nodes)
+    dp = 1 / delta + R @ w - grid * ((R / (grid[:, None] - t)) @ w)
     lbar = grid[0] if dp[0] >= 0 else brentq(dpsi, grid[0], grid[np.argmax(dp > 0)])
-    F = np.array([psi(max(v, lbar)) - phi(v) for v in grid])
+    lc = np.maximum(grid, lbar)
+    F = lc * (1 / delta + (t / (lc[:, None] - t)) @ w) - grid * ((R * g2) @ w)
     sign = np.where(np.sign(F[:-1]) != np.sign(F[1:]))[0]
     if len(sign) == 0:
         return 0.0
@@ -216,6 +220,32 @@ def _lu_li(t, g2, w, delta):
         return 0.0
     a, b = dpsi(lam), dphi(lam)
     return float(a / (a - b))
+
+
+def spectral_law_overlap(t, g2, w, delta):
+    r"""Chapter 4's limit of the squared overlap of a spectral estimator's top eigenvector
+    with a spike direction, for a discrete law of the preprocessed label :math:`T` and of
+    :math:`\mathbb E[G^2\mid T]` (:math:`G` the projection on the spike), at
+    :math:`\delta = n/\dim`: the formula of {prf:ref}`prop-ch10-stage-one`, used by
+    {prf:ref}`prop-ch10-might` in the space of quadratic forms.
+
+    Parameters
+    ----------
+    t, g2, w : array_like (m,)
+        Nodes of :math:`T` (bounded), :math:`\mathbb E[G^2\mid T]` there, weights summing
+        to 1.
+    delta : float
+        :math:`n/\dim > 0`.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 below the threshold.
+    """
+    t, g2, w = (V.finite_array(v, k, ndim=1) for v, k in ((t, "t"), (g2, "g2"), (w, "w")))
+    if t.size == 0 or t.shape != g2.shape or t.shape != w.shape or np.any(w < 0):
+        raise ValueError("t, g2 and w must be non-empty arrays of one shape, w >= 0")
+    return _lu_li(t, g2, w, V.positive_float(delta, "delta"))
 
 
 def stage_one_overlap(alpha, r, c, T="tanh"):
