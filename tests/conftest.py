@@ -58,7 +58,10 @@ def pytest_collection_modifyitems(config, items):
     """Costliest test files first (a stable sort: each file keeps its own order), but for
     :data:`BESIDE_THE_COSTLIEST` and a cheap file, second and third."""
     cost = {**COST, **_measured_cost()}
-    files = sorted({item.path.name for item in items}, key=lambda f: -cost.get(f, 0.0))
+    # files in collection order (not a set: its order changes with each process's string
+    # hashing, and xdist's workers must collect the same order), then stably by cost
+    files = sorted(dict.fromkeys(item.path.name for item in items),
+                   key=lambda f: -cost.get(f, 0.0))
     if BESIDE_THE_COSTLIEST in files[1:] and len(files) > 3:
         files.remove(BESIDE_THE_COSTLIEST)
         cheap = min(files[2:], key=lambda f: cost.get(f, 0.0))
