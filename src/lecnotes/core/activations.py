@@ -265,11 +265,15 @@ class Loss:
     derivative : callable
         ``derivative(y, f)`` :math:`= \partial_f\ell(y, f)`, vectorised. Calling the loss
         itself, ``loss(y, f)``, returns the derivative (chapter 3 uses only that).
+    output_free : bool
+        The derivative does not depend on :math:`f` (the correlation loss): a first-layer
+        gradient then needs no forward pass.
     """
 
     name: str
     total: Callable
     derivative: Callable
+    output_free: bool = False
 
     def __call__(self, y, f):
         """The derivative :math:`\\partial_f\\ell(y, f)` (vectorised).
@@ -305,7 +309,7 @@ LOSSES: dict[str, Loss] = {
     for loss in [
         Loss("square", _square_total, lambda y, f: f - y),  # l = (y - f)^2 / 2
         Loss("correlation", lambda y, f: -float(y @ f),
-             lambda y, f: -y * np.ones_like(f)),  # l = -y f
+             lambda y, f: -y * np.ones_like(f), output_free=True),  # l = -y f
         Loss("huber", _huber_total, _huber_grad),  # Huber_1(y - f): quadratic below 1
         Loss("logistic", lambda y, f: float(np.sum(np.logaddexp(0.0, -y * f))),
              lambda y, f: -y / (1.0 + np.exp(y * f))),  # l = log(1 + exp(-y f))

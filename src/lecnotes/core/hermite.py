@@ -269,11 +269,18 @@ def gaussian_expectation(
         w = weights.reshape(weights.shape + (1,) * (vals.ndim - 2))
         return np.sum(vals * w, axis=1)
 
-    coarse = integrate(a, b)
+    def integrate_sets(ends):
+        # several panel sets in one call of f (the per-panel sums do not mix panels)
+        sums = integrate(np.concatenate([lo for lo, _ in ends]),
+                         np.concatenate([hi for _, hi in ends]))
+        return np.split(sums, np.cumsum([lo.size for lo, _ in ends])[:-1])
+
+    mid = 0.5 * (a + b)
+    coarse, left, right = integrate_sets([(a, b), (a, mid), (mid, b)])
     for _depth in range(max_depth + 1):
-        mid = 0.5 * (a + b)
-        left = integrate(a, mid)
-        right = integrate(mid, b)
+        if _depth:
+            mid = 0.5 * (a + b)
+            left, right = integrate_sets([(a, mid), (mid, b)])
         fine = left + right
         err = np.abs(fine - coarse)
         if err.ndim > 1:

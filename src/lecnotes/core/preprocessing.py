@@ -492,9 +492,30 @@ class LabelLaw:
         """
 
         def integrand(g):
-            return f(self.t(g), g)
+            return f(self._t_at_nodes(g), g)
 
         return gaussian_expectation(integrand, breakpoints=self.breakpoints, cutoff=G_CUTOFF)
+
+    _NODE_CACHE = 8
+
+    def _t_at_nodes(self, g: np.ndarray) -> np.ndarray:
+        """:meth:`t` at quadrature nodes, remembered for the last few node sets.
+
+        Every call of :meth:`expect` starts on the same panels (the unit cuts and the break
+        points, then their halves), so the root finders of chapter 4, which call it a dozen
+        times per solution, evaluate T at the same nodes each time: the values are taken
+        from here (the same numbers; a node set is matched exactly, not by a hash alone).
+        """
+        cache = self.__dict__.setdefault("_t_cache", {})
+        key = (g.shape, hash(g.tobytes()))
+        hit = cache.get(key)
+        if hit is not None and np.array_equal(hit[0], g):
+            return hit[1]
+        t = self.t(g)
+        if len(cache) >= self._NODE_CACHE:
+            cache.pop(next(iter(cache)))
+        cache[key] = (g.copy(), t)
+        return t
 
     def moments(self, lam) -> np.ndarray:
         r"""E[S], E[S^2], E[S G^2], E[S^2 G^2] for :math:`S=T/(\lambda-T)`, for each lambda.

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lecnotes.core import validate as V
-from lecnotes.core.activations import get_activation, loss_and_dual
+from lecnotes.core.activations import get_activation, get_loss, loss_and_dual
 
 __all__ = [
     "output_scale",
@@ -261,9 +261,15 @@ def loss_value(W, a, X, y, activation="relu", scaling="ntk", loss="square") -> f
 
 def _grads(W, a, X, y, act, s, loss, need_a=True):
     Z = X @ W.T  # product 1
-    S = act.sigma(Z)
-    f = s * (S @ a)
-    value, g = loss_and_dual(f, y, loss)
+    if not need_a and get_loss(loss).output_free:
+        # the dual variable does not involve the outputs: no sigma(Z), no forward pass (the
+        # risk is not returned); the same g as loss_and_dual with the outputs
+        S, value = None, None
+        g = get_loss(loss).derivative(y, np.zeros(y.shape[0])) / y.shape[0]
+    else:
+        S = act.sigma(Z)
+        f = s * (S @ a)
+        value, g = loss_and_dual(f, y, loss)
     M = act.dsigma(Z) * g[:, None]  # a new array: never modifies Z or S in place
     M *= s * a[None, :]
     gW = M.T @ X  # product 2
