@@ -121,13 +121,14 @@ def measure(stem: str, threads: int, attempts: int = 3) -> dict:
     the stalled attempt too, and its wall time the stall's wait: it is measured again, up to
     ``attempts`` times; ``stalls`` says how many stalled executions were set aside.
     """
-    stalls = 0
+    stalls, where = 0, []
     for _ in range(attempts):
         row = _measure_once(stem, threads)
         if not row.get("retries"):
             break
         stalls += 1
-    return {**row, "stalls": stalls}
+        where += row.pop("stall_messages", [])
+    return {**row, "stalls": stalls, **({"stall_messages": where} if where else {})}
 
 
 def _measure_once(stem: str, threads: int) -> dict:
@@ -146,7 +147,8 @@ def _measure_once(stem: str, threads: int) -> dict:
     if proc.returncode != 0 or not lines:
         return {**row, "seconds": float("nan"), "cpu_seconds": float("nan"),
                 "peak_mb": float("nan"), "error": (proc.stderr or proc.stdout)[-300:]}
-    return {**row, **json.loads(lines[-1])}
+    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("kernel_guard:")]
+    return {**row, **json.loads(lines[-1]), **({"stall_messages": said} if said else {})}
 
 
 def lecture_budgets(only: list[str] | None = None, threads_list=(1,)) -> list[dict]:
