@@ -19,7 +19,7 @@ kernel answered ``kernel_info``. ``-p kernel_guard`` installs both into nbval.
 **Stall.** A kernel that is computing uses CPU; a kernel that waits for a request that never
 arrived (or a client that waits for a reply that was never sent) does not. :class:`Watchdog`
 samples the time of the last kernel message and the CPU time of the kernel's process tree; no
-message for ``LECNOTES_STALL_SECONDS`` (default 120) while the kernel used less than 0.2 CPU
+message for ``LECNOTES_STALL_SECONDS`` (default 60) while the kernel used less than 0.2 CPU
 seconds in that window is a stall (a cell tagged ``waits``, one that sleeps or waits on I/O on
 purpose, is exempt). :func:`execute` then kills that kernel and executes the notebook once more
 in a fresh one, saying so on stderr; a second stall is an error. For runners that execute in
@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-STALL_SECONDS = float(os.environ.get("LECNOTES_STALL_SECONDS", "120"))
+STALL_SECONDS = float(os.environ.get("LECNOTES_STALL_SECONDS", "60"))
 IDLE_CPU = 0.2          # CPU seconds a kernel may use in a stall window and still count as idle
 WAITS_TAG = "waits"     # a cell that waits on purpose (sleep, I/O): never a stall
 LOCK = Path(tempfile.gettempdir()) / "lecnotes-kernel-start.lock"

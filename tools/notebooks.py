@@ -87,7 +87,7 @@ def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd
     Returns ``{name: (returncode, seconds, output)}``; prints one line per finished job. The
     output goes to a temporary file, not a pipe (a pipe read only at the end blocks a job that
     writes more than its 64 kB buffer). A job whose process tree (the runner and its kernel)
-    used no CPU for ``stall`` seconds (default ``LECNOTES_STALL_SECONDS``, 120) is stalled
+    used no CPU for ``stall`` seconds (default ``LECNOTES_STALL_SECONDS``, 60) is stalled
     (``kernel_guard``): it is killed and run once more, saying so; a second stall fails it.
     """
     import tempfile
