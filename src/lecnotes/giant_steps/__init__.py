@@ -58,6 +58,7 @@ from lecnotes.giant_steps.many_steps import (
     fresh_steps_sweep,
     leap2_many_steps,
     staircase_runs,
+    staircase_runs_in_law,
 )
 from lecnotes.giant_steps.procedure import (
     TwoPhaseResult,
@@ -94,6 +95,7 @@ __all__ = [
     "fresh_steps_sweep",
     "STAIRCASE_RUNS",
     "staircase_runs",
+    "staircase_runs_in_law",
     "BarrierRuns",
     "barrier_runs",
     "Leap2ManySteps",

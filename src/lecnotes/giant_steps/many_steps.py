@@ -35,6 +35,7 @@ __all__ = [
     "fresh_steps_sweep",
     "STAIRCASE_RUNS",
     "staircase_runs",
+    "staircase_runs_in_law",
     "BarrierRuns",
     "barrier_runs",
     "Leap2ManySteps",
@@ -180,6 +181,74 @@ def staircase_runs(dims, seeds: int, steps: int = 4, rng=None, p: int = 128,
     return out
 
 
+
+
+def staircase_runs_in_law(dims, seeds: int, steps: int = 3, rng=None, p: int = 128,
+                          eta_bar: float = 2.0, activation: str = "cubic", delta: int = 32,
+                          first: int = 0) -> np.ndarray:
+    r""":func:`staircase_runs` for one network, each fresh batch drawn in distribution.
+
+    The same protocol and law as :func:`staircase_runs` with ``runs=((activation, delta),)``,
+    at a third of its cost. A fresh batch :math:`X` (:math:`n=\delta d` rows) is independent
+    of the network, so with :math:`Q` an orthonormal basis (:math:`d\times k`,
+    :math:`k\le 3+p`) of the span of the directions and of the rows of :math:`W_t`:
+    :math:`U=XQ` has i.i.d. :math:`N(0,1)` entries, the labels and :math:`G=\sigma'(XW_t^\top)
+    \odot y` depend on :math:`X` through :math:`U` alone, and the rest of the update,
+    :math:`G^\top X(I-QQ^\top)`, is given :math:`U` a Gaussian matrix whose rows have
+    covariance :math:`G^\top G` and lie in the complement of :math:`Q`: it is drawn as
+    :math:`L\,Z(I-QQ^\top)` with :math:`LL^\top=G^\top G` and :math:`Z` a :math:`p\times d`
+    Gaussian matrix. So a step draws :math:`n(3+p)+pd` numbers instead of :math:`nd`, and its
+    products are :math:`n\times(3+p)` instead of :math:`n\times d` (exact in law, not draw by
+    draw: seed ``s`` uses the stream ``V.stream(rng, d, s)`` for the directions and the
+    network, as :func:`staircase_runs`, then for the projections).
+
+    Parameters
+    ----------
+    dims : sequence of int
+    seeds, steps, p, delta : int
+    rng : Generator, int or None
+    eta_bar : float
+    activation : {"cubic", "relu"}
+    first : int
+        Index of the first seed.
+
+    Returns
+    -------
+    ndarray (seeds, len(dims), 1, steps, 3)
+        As :func:`staircase_runs` for its one network.
+    """
+    seeds, steps = V.positive_int(seeds, "seeds"), V.positive_int(steps, "steps")
+    first = V.positive_int(first, "first", minimum=0)
+    dims, p = V.sizes(dims, "dims", minimum=3), V.positive_int(p, "p")
+    eta_bar, delta = V.positive_float(eta_bar, "eta_bar"), V.positive_int(delta, "delta")
+    if any(d < 3 + p for d in dims):
+        raise ValueError(f"every d must be at least 3 + p = {3 + p} (else draw the batch)")
+    rng, target = V.generator(rng), staircase(3)
+    dsigma = get_activation(CUBIC if activation == "cubic" else activation).dsigma
+    out = np.zeros((seeds, len(dims), 1, steps, 3))
+    for i, s in enumerate(range(first, first + seeds)):
+        for j, d in enumerate(dims):
+            gen = V.stream(rng, d, s)
+            W_star = random_orthonormal(3, d, gen)
+            W0, a0 = init_network(p, d, gen)
+            b = np.sign(a0)[:, None]
+            W = W0 / np.linalg.norm(W0, axis=1, keepdims=True)
+            for t in range(steps):
+                W = _step_in_law(W, W_star, b, delta * d, eta_bar, dsigma, target, gen)
+                out[i, j, 0, t] = np.mean((W @ W_star.T) ** 2, axis=0)
+    return out
+
+
+def _step_in_law(W, W_star, b, n, eta_bar, dsigma, target, gen):
+    """One step of :func:`staircase_runs_in_law`: the fresh batch through its law."""
+    Q = np.linalg.qr(np.vstack([W_star, W]).T)[0]            # d x k, k = 3 + p
+    U = gen.standard_normal((n, Q.shape[1]), dtype=np.float32)  # the batch's projections
+    y = target(U @ (Q.T @ W_star.T).astype(np.float32)).astype(np.float32)
+    G = np.asarray(dsigma(U @ (Q.T @ W.T).astype(np.float32)), dtype=np.float32) * y[:, None]
+    Z = gen.standard_normal((W.shape[0], W.shape[1]))
+    rest = np.linalg.cholesky((G.T @ G).astype(float)) @ (Z - (Z @ Q) @ Q.T)
+    W = W + (eta_bar / n) * b * ((G.T @ U) @ Q.T + rest)
+    return W / np.linalg.norm(W, axis=1, keepdims=True)
 
 
 class BarrierRuns(NamedTuple):
