@@ -191,14 +191,15 @@ def staircase_runs_in_law(dims, seeds: int, steps: int = 3, rng=None, p: int = 1
     The same protocol and law as :func:`staircase_runs` with ``runs=((activation, delta),)``,
     at a third of its cost. A fresh batch :math:`X` (:math:`n=\delta d` rows) is independent
     of the network, so with :math:`Q` an orthonormal basis (:math:`d\times k`,
-    :math:`k\le 3+p`) of the span of the directions and of the rows of :math:`W_t`:
+    :math:`k=\min(d, 3+p)`) of the span of the directions and of the rows of :math:`W_t`:
     :math:`U=XQ` has i.i.d. :math:`N(0,1)` entries, the labels and :math:`G=\sigma'(XW_t^\top)
     \odot y` depend on :math:`X` through :math:`U` alone, and the rest of the update,
     :math:`G^\top X(I-QQ^\top)`, is given :math:`U` a Gaussian matrix whose rows have
     covariance :math:`G^\top G` and lie in the complement of :math:`Q`: it is drawn as
     :math:`L\,Z(I-QQ^\top)` with :math:`LL^\top=G^\top G` and :math:`Z` a :math:`p\times d`
-    Gaussian matrix. So a step draws :math:`n(3+p)+pd` numbers instead of :math:`nd`, and its
-    products are :math:`n\times(3+p)` instead of :math:`n\times d` (exact in law, not draw by
+    Gaussian matrix (no rest when :math:`3+p\ge d`). So a step draws :math:`n(3+p)+pd` numbers
+    instead of :math:`nd`, and its products are :math:`n\times(3+p)` instead of
+    :math:`n\times d` (exact in law, not draw by
     draw: seed ``s`` uses the stream ``V.stream(rng, d, s)`` for the directions and the
     network, as :func:`staircase_runs`, then for the projections).
 
@@ -221,8 +222,6 @@ def staircase_runs_in_law(dims, seeds: int, steps: int = 3, rng=None, p: int = 1
     first = V.positive_int(first, "first", minimum=0)
     dims, p = V.sizes(dims, "dims", minimum=3), V.positive_int(p, "p")
     eta_bar, delta = V.positive_float(eta_bar, "eta_bar"), V.positive_int(delta, "delta")
-    if any(d < 3 + p for d in dims):
-        raise ValueError(f"every d must be at least 3 + p = {3 + p} (else draw the batch)")
     rng, target = V.generator(rng), staircase(3)
     dsigma = get_activation(CUBIC if activation == "cubic" else activation).dsigma
     out = np.zeros((seeds, len(dims), 1, steps, 3))
@@ -245,9 +244,11 @@ def _step_in_law(W, W_star, b, n, eta_bar, dsigma, target, gen):
     U = gen.standard_normal((n, Q.shape[1]), dtype=np.float32)  # the batch's projections
     y = target(U @ (Q.T @ W_star.T).astype(np.float32)).astype(np.float32)
     G = np.asarray(dsigma(U @ (Q.T @ W.T).astype(np.float32)), dtype=np.float32) * y[:, None]
-    Z = gen.standard_normal((W.shape[0], W.shape[1]))
-    rest = np.linalg.cholesky((G.T @ G).astype(float)) @ (Z - (Z @ Q) @ Q.T)
-    W = W + (eta_bar / n) * b * ((G.T @ U) @ Q.T + rest)
+    update = (G.T @ U) @ Q.T
+    if Q.shape[1] < W.shape[1]:  # the complement of the span (none when 3 + p >= d)
+        Z = gen.standard_normal(W.shape)
+        update += np.linalg.cholesky((G.T @ G).astype(float)) @ (Z - (Z @ Q) @ Q.T)
+    W = W + (eta_bar / n) * b * update
     return W / np.linalg.norm(W, axis=1, keepdims=True)
 
 
