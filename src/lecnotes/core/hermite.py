@@ -211,6 +211,10 @@ def panel_rule(a: np.ndarray, b: np.ndarray, m: int = 20):
     return nodes, weights
 
 
+_MERGE_COMPONENTS = 256
+"""Largest number of components of an integrand whose two half-panel sets share a call."""
+
+
 def gaussian_expectation(
     f: Callable,
     *,
@@ -269,18 +273,18 @@ def gaussian_expectation(
         w = weights.reshape(weights.shape + (1,) * (vals.ndim - 2))
         return np.sum(vals * w, axis=1)
 
-    def integrate_sets(ends):
-        # several panel sets in one call of f (the per-panel sums do not mix panels)
-        sums = integrate(np.concatenate([lo for lo, _ in ends]),
-                         np.concatenate([hi for _, hi in ends]))
-        return np.split(sums, np.cumsum([lo.size for lo, _ in ends])[:-1])
-
-    mid = 0.5 * (a + b)
-    coarse, left, right = integrate_sets([(a, b), (a, mid), (mid, b)])
+    coarse = integrate(a, b)
+    # both halves in one call of f when its values are small (the per-panel sums do not mix
+    # panels, so the numbers are the same; a large vector-valued f keeps one call per half,
+    # so that its memory does not double)
+    together = coarse[0].size <= _MERGE_COMPONENTS
     for _depth in range(max_depth + 1):
-        if _depth:
-            mid = 0.5 * (a + b)
-            left, right = integrate_sets([(a, mid), (mid, b)])
+        mid = 0.5 * (a + b)
+        if together:
+            left, right = np.split(integrate(np.concatenate([a, mid]),
+                                             np.concatenate([mid, b])), [a.size])
+        else:
+            left, right = integrate(a, mid), integrate(mid, b)
         fine = left + right
         err = np.abs(fine - coarse)
         if err.ndim > 1:
