@@ -13,6 +13,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg as sla
 
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import hermite_polys
@@ -64,7 +65,7 @@ def latent_rank(d, eps=0.5):
     return max(2, int(round(d**eps)))
 
 
-def sample_sight(d, r, n, c, rng=None):
+def sample_sight(d, r, n, c, rng=None, out=None):
     r"""``n`` samples of {prf:ref}`def-ch10-sight`: :math:`x\sim N(0,I_d)`,
     :math:`y = g(h(W_\star x))` with :math:`W_\star` the first ``r`` coordinates.
 
@@ -76,6 +77,9 @@ def sample_sight(d, r, n, c, rng=None):
         Quadratic coefficient of the link {eq}`eq-ch10-feature`.
     rng : Generator, int or None
         Random state.
+    out : ndarray of float64, optional
+        A flat buffer of at least ``n * d`` entries that ``X`` is drawn into (the same
+        values; a sweep reuses one buffer instead of allocating each draw).
 
     Returns
     -------
@@ -85,7 +89,13 @@ def sample_sight(d, r, n, c, rng=None):
     r = V.positive_int(r, "r", minimum=2)
     d = V.positive_int(d, "d", minimum=r)
     n = V.positive_int(n, "n")
-    X = V.generator(rng).standard_normal((n, d))
+    if out is None:
+        X = V.generator(rng).standard_normal((n, d))
+    else:
+        if out.dtype != np.float64 or out.ndim != 1 or out.size < n * d:
+            raise ValueError(f"out must be a flat float64 array of at least {n * d} entries")
+        X = out[:n * d].reshape(n, d)
+        V.generator(rng).standard_normal(out=X)
     s = np.einsum("ij,ij->i", X[:, :r], X[:, :r])
     return X, T.link(T.feature(s, r), c)
 
@@ -338,6 +348,24 @@ class DepthSweep(NamedTuple):
     same stage one), ``[seed, size, n]``, NaN where not run."""
 
 
+def _top_eigenvectors(D, r):
+    """The eigenvectors of the ``r`` largest eigenvalues of the symmetric ``D`` (LAPACK's
+    ``syevr`` on that subset only)."""
+    k = len(D)
+    return sla.eigh(D, subset_by_index=[k - r, k - 1], check_finite=False)[1]
+
+
+class _Buffers(dict):
+    """Flat work arrays reused across the seeds of a sweep (no allocation, hence no fresh
+    pages to fault in, per draw)."""
+
+    def get(self, key, size, dtype=np.float64):
+        a = dict.get(self, key)
+        if a is None or a.size < size or a.dtype != dtype:
+            a = self[key] = np.empty(size, dtype)
+        return a[:size]
+
+
 _DEEP_CACHE: dict = {}  # layer-wise results per (root, rng, d, r, c, n_test, seed, sizes)
 
 def _link_features(hh, lo, hi):
@@ -345,19 +373,19 @@ def _link_features(hh, lo, hi):
     return hermite_polys(np.clip(hh, lo, hi), 2, normalized=True).T
 
 
-def _deep_error(U, r, X2, y2, X3, y3, Xt, yt, var):
-    """The second and third stages on their own samples, then the test error."""
-    A = quadratic_feature(X2 @ U, y2)
+def _deep_error(U, Z2, y2, Z3, y3, Zt, yt, var):
+    """The second and third stages on their own samples (latent coordinates ``Z = X U``),
+    then the test error."""
+    A = quadratic_feature(Z2, y2)
     scale = math.sqrt(2) * np.linalg.norm(A)
 
-    def feat(Xs):
-        Z = Xs @ U
-        return (np.einsum("ij,jk,ik->i", Z, A, Z) - np.trace(A)) / scale
+    def feat(Z):
+        return (np.einsum("ij,ij->i", Z @ A, Z) - np.trace(A)) / scale
 
-    h3 = feat(X3)
+    h3 = feat(Z3)
     lo, hi = float(h3.min()), float(h3.max())
     coef = np.linalg.lstsq(_link_features(h3, lo, hi), y3, rcond=None)[0]
-    pred = _link_features(feat(Xt), lo, hi) @ coef
+    pred = _link_features(feat(Zt), lo, hi) @ coef
     return float(np.mean((pred - yt) ** 2)) / var, feature_overlap(A, U)
 
 
@@ -435,6 +463,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     kerr = np.full((kseeds, len(dims), len(kns)), np.nan)
     split = np.array(STAGE_SPLIT)
     base = (V.seed_root(), int(rng)) if isinstance(rng, int | np.integer) else None
+    buf = _Buffers()
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
@@ -448,26 +477,30 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 for i, k in enumerate(keys):  # the same streams, already run
                     err[s, j, i], q1[s, j, i], rho2[s, j, i] = _DEEP_CACHE[k]
                 continue
-            data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k))
-                    for k in range(3)]
-            Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 6))
+            data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k),
+                                 out=buf.get(k, int(sizes[-1, k]) * d)) for k in range(3)]
+            Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 6),
+                                  out=buf.get(3, n_test * d))
             (X1, y1), (X2, y2), (X3, y3) = data
             t1, D, start = np.tanh(y1), np.zeros((d, d)), 0
-            X1s, t1s = X1.astype(np.float32), t1.astype(np.float32)  # single-precision blocks
+            X1s = buf.get(4, X1.size, np.float32).reshape(X1.shape)  # single-precision blocks
+            X1s[...] = X1
+            t1s = t1.astype(np.float32)
             for i in range(len(ns)):
                 n1, n2, n3 = (int(v) for v in sizes[i])
                 D += ((X1s[start:n1] * t1s[start:n1, None]).T @ X1s[start:n1]).astype(float)
                 start = n1
-                U = np.linalg.eigh(D / n1)[1][:, -r:]
+                U = _top_eigenvectors(D / n1, r)
                 q1[s, j, i] = subspace_overlap(U, r)
+                Z2, Z3, Zt = X2[:n2] @ U, X3[:n3] @ U, Xt @ U
                 err[s, j, i], rho2[s, j, i] = _deep_error(
-                    U, r, X2[:n2], y2[:n2], X3[:n3], y3[:n3], Xt, yt, var)
+                    U, Z2, y2[:n2], Z3, y3[:n3], Zt, yt, var)
                 if keys is not None:
                     _DEEP_CACHE[keys[i]] = (err[s, j, i], q1[s, j, i], rho2[s, j, i])
                 if s < mseeds and i in at:
-                    Xb = np.concatenate([X2[:n2], X3[:n3]])
-                    yb = np.concatenate([y2[:n2], y3[:n3]])
-                    merr[s, j, i] = M.latent_ridge_errors(U, Xb, yb, Xt, yt, index).min() / var
+                    merr[s, j, i] = M._ridge_errors(
+                        np.concatenate([Z2, Z3]), np.concatenate([y2[:n2], y3[:n3]]), Zt, yt,
+                        index, M.MATCHED_RIDGES).min() / var
             if s < kseeds:
                 Xk = np.concatenate([X1, X2, X3])
                 yk = np.concatenate([y1, y2, y3])
