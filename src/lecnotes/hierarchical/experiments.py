@@ -276,7 +276,7 @@ def stage_one_sweep(dims, alphas, seeds, c, eps=0.5, rng=None):
                 Xb = X[start:n]
                 D += (Xb * t[start:n, None]).T @ Xb
                 start = n
-                U = np.linalg.eigh(D / n)[1][:, -r:]
+                U = _top_eigenvectors(D / n, int(r))
                 out[s, j, i] = subspace_overlap(U, int(r))
     return Stage1Sweep(dims, ranks, alphas, out)
 
