@@ -270,11 +270,11 @@ def stage_one_sweep(dims, alphas, seeds, c, eps=0.5, rng=None):
         ns = np.maximum(np.round(alphas * d * r).astype(int), 1)
         for s in range(seeds):
             X, y = sample_sight(int(d), int(r), int(ns[-1]), c, V.stream(rng, int(d), s, 1))
-            t = np.tanh(y)
+            X, t = X.astype(np.float32), np.tanh(y).astype(np.float32)  # single-precision blocks
             D, start = np.zeros((d, d)), 0
             for i, n in enumerate(ns):
                 Xb = X[start:n]
-                D += (Xb * t[start:n, None]).T @ Xb
+                D += ((Xb * t[start:n, None]).T @ Xb).astype(float)
                 start = n
                 U = _top_eigenvectors(D / n, int(r))
                 out[s, j, i] = subspace_overlap(U, int(r))
@@ -346,6 +346,20 @@ class DepthSweep(NamedTuple):
     matched_error: np.ndarray | None = None
     """Normalised test error of the matched two-layer learner (:mod:`lecnotes.hierarchical.matched`,
     same stage one), ``[seed, size, n]``, NaN where not run."""
+
+
+def _kernel_ridge(K, n, y, lam):
+    """:func:`lecnotes.models.kernel_methods.kernel_ridge` on the leading ``n`` x ``n`` block
+    of ``K`` (the same solve); the whole of ``K`` is factored in place, so it is spoilt then
+    (the sweep's last, largest ``n``)."""
+    if lam == 0:
+        return kernel_ridge(K[:n, :n], y, lam)
+    if n < len(K):
+        A = K[:n, :n] + n * lam * np.eye(n)
+    else:
+        A = K
+        A[np.diag_indices(n)] += n * lam
+    return sla.cho_solve(sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False), y)
 
 
 def _top_eigenvectors(D, r):
@@ -507,7 +521,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 if len(kns):  # the kernels of smaller n are blocks of the largest
                     K, Kt = relu_ntk(Xk[:kns[-1]]), relu_ntk(Xt, Xk[:kns[-1]])
                 for i, n in enumerate(kns):
-                    coef = kernel_ridge(K[:n, :n], yk[:n] - np.mean(yk[:n]), lam)
+                    coef = _kernel_ridge(K, n, yk[:n] - np.mean(yk[:n]), lam)
                     pred = Kt[:, :n] @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)

@@ -93,9 +93,10 @@ def _stage_one(X, t, W0, ns, steps, eta):
     """Rows of W1 after ``steps`` spherical steps at each nested n, and after one step."""
     d = X.shape[1]
     D, S, start, out, one = np.zeros((d, d)), np.zeros((d, d)), 0, [], []
+    Xs, ts = X.astype(np.float32), t.astype(np.float32)  # single-precision blocks
     for n in ns:
-        D += (X[start:n] * t[start:n, None]).T @ X[start:n]
-        S += X[start:n].T @ X[start:n]
+        D += ((Xs[start:n] * ts[start:n, None]).T @ Xs[start:n]).astype(float)
+        S += (Xs[start:n].T @ Xs[start:n]).astype(float)
         start = n
         Db = D / n - np.mean(t[:n]) * S / n
         W = W0
