@@ -13,13 +13,13 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg as sla
 
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import hermite_polys
 from lecnotes.hierarchical import matched as M
+from lecnotes.hierarchical import numerics as NU
 from lecnotes.hierarchical import theory as T
-from lecnotes.models.kernel_methods import kernel_ridge
+from lecnotes.hierarchical.numerics import log_crossing
 from lecnotes.models.kernels import relu_ntk
 
 __all__ = [
@@ -276,7 +276,7 @@ def stage_one_sweep(dims, alphas, seeds, c, eps=0.5, rng=None):
                 Xb = X[start:n]
                 D += ((Xb * t[start:n, None]).T @ Xb).astype(float)
                 start = n
-                U = _top_eigenvectors(D / n, int(r))
+                U = NU.top_eigenvectors(D / n, int(r))
                 out[s, j, i] = subspace_overlap(U, int(r))
     return Stage1Sweep(dims, ranks, alphas, out)
 
@@ -346,38 +346,6 @@ class DepthSweep(NamedTuple):
     matched_error: np.ndarray | None = None
     """Normalised test error of the matched two-layer learner (:mod:`lecnotes.hierarchical.matched`,
     same stage one), ``[seed, size, n]``, NaN where not run."""
-
-
-def _kernel_ridge(K, n, y, lam):
-    """:func:`lecnotes.models.kernel_methods.kernel_ridge` on the leading ``n`` x ``n`` block
-    of ``K`` (the same solve); the whole of ``K`` is factored in place, so it is spoilt then
-    (the sweep's last, largest ``n``)."""
-    if lam == 0:
-        return kernel_ridge(K[:n, :n], y, lam)
-    if n < len(K):
-        A = K[:n, :n] + n * lam * np.eye(n)
-    else:
-        A = K
-        A[np.diag_indices(n)] += n * lam
-    return sla.cho_solve(sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False), y)
-
-
-def _top_eigenvectors(D, r):
-    """The eigenvectors of the ``r`` largest eigenvalues of the symmetric ``D`` (LAPACK's
-    ``syevr`` on that subset only)."""
-    k = len(D)
-    return sla.eigh(D, subset_by_index=[k - r, k - 1], check_finite=False)[1]
-
-
-class _Buffers(dict):
-    """Flat work arrays reused across the seeds of a sweep (no allocation, hence no fresh
-    pages to fault in, per draw)."""
-
-    def get(self, key, size, dtype=np.float64):
-        a = dict.get(self, key)
-        if a is None or a.size < size or a.dtype != dtype:
-            a = self[key] = np.empty(size, dtype)
-        return a[:size]
 
 
 _DEEP_CACHE: dict = {}  # layer-wise results per (root, rng, d, r, c, n_test, seed, sizes)
@@ -477,7 +445,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     kerr = np.full((kseeds, len(dims), len(kns)), np.nan)
     split = np.array(STAGE_SPLIT)
     base = (V.seed_root(), int(rng)) if isinstance(rng, int | np.integer) else None
-    buf = _Buffers()
+    buf = NU.Buffers()
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
@@ -504,7 +472,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 n1, n2, n3 = (int(v) for v in sizes[i])
                 D += ((X1s[start:n1] * t1s[start:n1, None]).T @ X1s[start:n1]).astype(float)
                 start = n1
-                U = _top_eigenvectors(D / n1, r)
+                U = NU.top_eigenvectors(D / n1, r)
                 q1[s, j, i] = subspace_overlap(U, r)
                 Z2, Z3, Zt = X2[:n2] @ U, X3[:n3] @ U, Xt @ U
                 err[s, j, i], rho2[s, j, i] = _deep_error(
@@ -512,7 +480,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 if keys is not None:
                     _DEEP_CACHE[keys[i]] = (err[s, j, i], q1[s, j, i], rho2[s, j, i])
                 if s < mseeds and i in at:
-                    merr[s, j, i] = M._ridge_errors(
+                    merr[s, j, i] = M.hermite_ridge_errors(
                         np.concatenate([Z2, Z3]), np.concatenate([y2[:n2], y3[:n3]]), Zt, yt,
                         index, M.MATCHED_RIDGES).min() / var
             if s < kseeds:
@@ -521,7 +489,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 if len(kns):  # the kernels of smaller n are blocks of the largest
                     K, Kt = relu_ntk(Xk[:kns[-1]]), relu_ntk(Xt, Xk[:kns[-1]])
                 for i, n in enumerate(kns):
-                    coef = _kernel_ridge(K, n, yk[:n] - np.mean(yk[:n]), lam)
+                    coef = NU.kernel_ridge_block(K, n, yk[:n] - np.mean(yk[:n]), lam)
                     pred = Kt[:, :n] @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
@@ -570,48 +538,3 @@ def low_degree_errors(d, n, seeds, c, degree=2, n_test=20000, eps=0.5, rng=None)
         null = float(np.mean((yt - law.mean) ** 2))
         out[s] = M.latent_ridge_errors(np.eye(d), X, y, Xt, yt, index, [1e-3])[0] / null
     return out
-
-
-def log_crossing(x, values, level, log_values=False):
-    r"""Where a monotone curve crosses ``level``, interpolated linearly in :math:`\log x` (and
-    in :math:`\log` of the values if ``log_values``): the :math:`n` at which a stage reaches an
-    overlap ({prf:ref}`prop-ch10-stage-one`) or a learner an error
-    ({prf:ref}`prop-ch10-shallow`).
-
-    Parameters
-    ----------
-    x : array_like (p,)
-        Increasing positive abscissae.
-    values : array_like (..., p)
-        Curves, monotone along the last axis, each crossing ``level`` inside the grid.
-    level : float or array_like
-        The level, broadcastable to ``values.shape[:-1]`` (positive if ``log_values``).
-    log_values : bool
-        Interpolate :math:`\log` values (for errors on log axes).
-
-    Returns
-    -------
-    ndarray (...)
-        The crossing abscissa of each curve.
-    """
-    x = _positive_grid(x, "x")
-    v = V.finite_array(values, "values")
-    if v.ndim < 1 or v.shape[-1] != x.size or x.size < 2:
-        raise ValueError(f"values must have {x.size} >= 2 entries on the last axis")
-    lev = np.broadcast_to(V.finite_array(level, "level"), v.shape[:-1])
-    if log_values:
-        if np.any(lev <= 0) or np.any(v <= 0):
-            raise ValueError("log_values needs positive values and level")
-        v, lev = np.log(v), np.log(lev)
-    lx = np.log(x)
-    flat, flat_lev = v.reshape(-1, x.size), lev.reshape(-1)
-    out = np.empty(len(flat))
-    for k, (row, lv) in enumerate(zip(flat, flat_lev, strict=True)):
-        up = row[-1] > row[0]
-        past = row >= lv if up else row <= lv
-        if not past.any() or past[0]:
-            raise ValueError("a curve does not cross the level inside the grid")
-        i = int(np.argmax(past))
-        t = (lv - row[i - 1]) / (row[i] - row[i - 1])
-        out[k] = math.exp(lx[i - 1] + t * (lx[i] - lx[i - 1]))
-    return out.reshape(v.shape[:-1])

@@ -34,7 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
-from lecnotes.hierarchical.experiments import _top_eigenvectors, latent_rank, sample_sight
+from lecnotes.hierarchical.experiments import latent_rank, sample_sight
+from lecnotes.hierarchical.numerics import top_eigenvectors
 
 __all__ = ["LayerwiseGD", "layerwise_gd_sweep", "quadratic_corr"]
 
@@ -110,7 +111,7 @@ def _stage_one(X, t, W0, ns, steps, eta):
 
 
 def _top_overlap(W, r):
-    U = _top_eigenvectors(W.T @ W, r)  # the top-r right singular vectors
+    U = top_eigenvectors(W.T @ W, r)  # the top-r right singular vectors
     return float(np.sum(U[:r] ** 2) / r)
 
 

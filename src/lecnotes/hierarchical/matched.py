@@ -24,7 +24,7 @@ from lecnotes.core import stats
 from lecnotes.core import validate as V
 
 __all__ = ["MATCHED_RIDGES", "hermite_index", "hermite_features", "latent_ridge_errors",
-           "welch_z"]
+           "hermite_ridge_errors", "welch_z"]
 
 MATCHED_RIDGES = np.array([1e-3, 1e-2, 1e-1, 1.0])
 """Ridges tried by the matched learner (units of the identity); the best on the test set."""
@@ -122,12 +122,29 @@ def latent_ridge_errors(U, X, y, Xt, yt, index, ridges=MATCHED_RIDGES):
     ridges = V.finite_array(ridges, "ridges", ndim=1)
     if ridges.size == 0 or np.any(ridges <= 0):
         raise ValueError("ridges must hold positive numbers")
-    return _ridge_errors(X @ U, y, Xt @ U, yt, np.asarray(index), ridges)
+    return hermite_ridge_errors(X @ U, y, Xt @ U, yt, index, ridges)
 
 
-def _ridge_errors(Z, y, Zt, yt, index, ridges):
-    """:func:`latent_ridge_errors` from the latent coordinates of the training and test
-    samples."""
+def hermite_ridge_errors(Z, y, Zt, yt, index, ridges=MATCHED_RIDGES):
+    r""":func:`latent_ridge_errors` from the latent coordinates :math:`\hat z = \hat U^\top x`
+    of the training and test samples ({prf:ref}`ex-ch10-exponents` (b)).
+
+    Parameters
+    ----------
+    Z, y : ndarray (n, r), (n,)
+        Training latent coordinates and labels.
+    Zt, yt : ndarray (n_t, r), (n_t,)
+        Test latent coordinates and labels.
+    index : ndarray (m, degree)
+        From :func:`hermite_index`.
+    ridges : array_like
+        Positive ridges, in units of the identity.
+
+    Returns
+    -------
+    ndarray (len(ridges),)
+    """
+    index, ridges = np.asarray(index), np.asarray(ridges, float)
     FT = _hermite_rows(Z, index)  # (m, n)
     n = len(y)
     G = (FT @ FT.T).astype(float) / n

@@ -26,9 +26,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import lapack
 
 from lecnotes.core import validate as V
+from lecnotes.hierarchical import numerics as NU
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import latent_rank
 
@@ -88,43 +88,6 @@ def ridge_path_errors(gram, rhs, ybar, gram_t, rhs_t, fbar_t, y2_t, lams):
     lin = np.einsum("...pl,...p->...l", coef, 2 * np.asarray(ybar)[..., None] * fbar_t
                     - 2 * rhs_t)
     return quad + lin + np.asarray(y2_t)[..., None]
-
-
-def _ridge_coefs(gram, rhs, lams):
-    r"""Ridge coefficients :math:`(G+\lambda I)^{-1}b` for every ridge on the last axis of
-    ``lams``, batched over the leading axes, from one tridiagonal reduction
-    :math:`G = QTQ^\top` per matrix (LAPACK ``sytrd``; a third of the cost of an
-    eigendecomposition): each ridge is then a tridiagonal solve, :math:`Q^\top b` and the
-    back-transformation are products with the Householder reflectors (``ormqr``)."""
-    gram = np.asarray(gram, float)
-    p = gram.shape[-1]
-    lead = np.broadcast_shapes(gram.shape[:-2], np.shape(rhs)[:-1], np.shape(lams)[:-1])
-    L = np.shape(lams)[-1]
-    G = np.broadcast_to(gram, lead + (p, p)).reshape(-1, p, p)
-    B = np.broadcast_to(np.asarray(rhs, float), lead + (p,)).reshape(-1, p)
-    lam = np.broadcast_to(np.asarray(lams, float), lead + (L,)).reshape(-1, L)
-    out = np.empty((len(G), p, L))
-    if p == 1:
-        out[:, 0] = B / (np.maximum(G[:, 0], 0) + lam)
-        return out.reshape(lead + (p, L))
-    lwork = max(int(lapack.dsytrd_lwork(p, lower=1)[0]), 64 * p)
-    for k in range(len(G)):
-        c, diag, off, tau, info = lapack.dsytrd(G[k], lower=1, lwork=lwork)
-        refl = np.asfortranarray(c[1:, :-1])  # Q = diag(1, Q'), Q' from these reflectors
-        bt = B[k].copy()
-        bt[1:] = lapack.dormqr("L", "T", refl, tau, bt[1:, None], lwork)[0][:, 0]
-        x = np.empty((p, L))
-        for i in range(L):
-            _, _, sol, bad = lapack.dptsv(diag + lam[k, i], off, bt[:, None])
-            if bad:  # not positive definite to working precision: the eigendecomposition
-                ev, U = np.linalg.eigh(G[k])
-                out[k] = U @ ((U.T @ B[k])[:, None] / (np.maximum(ev, 0)[:, None] + lam[k]))
-                break
-            x[:, i] = sol[:, 0]
-        else:
-            x[1:] = lapack.dormqr("L", "N", refl, tau, x[1:], lwork)[0]
-            out[k] = x
-    return out.reshape(lead + (p, L))
 
 
 def relu_features(X, W):
@@ -264,7 +227,7 @@ def ridge_path_test_errors(gram, rhs, ybar, Ft, yt, lams):
     Ft, yt = np.asarray(Ft), np.asarray(yt, float)
     if Ft.shape[-1] != gram.shape[-1] or Ft.shape[:-1] != yt.shape:
         raise ValueError("Ft must have shape (..., n_t, p) and yt (..., n_t)")
-    coef = _ridge_coefs(gram, rhs, lams)
+    coef = NU.ridge_coefficients(gram, rhs, lams)
     pred = np.matmul(np.asarray(Ft, float), coef) + np.asarray(ybar)[..., None, None]
     return np.mean((pred - yt[..., :, None]) ** 2, axis=-2)
 
