@@ -15,7 +15,9 @@ The notebook ``lectures/10_hierarchical_targets.ipynb`` imports this subpackage.
 * :mod:`lecnotes.hierarchical.multi_index` - a two-feature (multi-index) target and its second
   stage, the span of two quadratic forms;
 * :mod:`lecnotes.hierarchical.explorer` - the figures and the widget of the Explore section;
-* :mod:`lecnotes.hierarchical.grading` - the graded check.
+* :mod:`lecnotes.hierarchical.grading` - the graded check;
+* :mod:`lecnotes.hierarchical.numerics` - the sweeps' numerical helpers (top eigenvectors,
+  ridge paths, work arrays, crossings).
 """
 
 from lecnotes.hierarchical import (

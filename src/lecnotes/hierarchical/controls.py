@@ -60,19 +60,33 @@ def feature_matrix(r, signed):
     return np.diag(b / np.linalg.norm(b))
 
 
+def _quadratic_span(Wl):
+    """Orthonormal basis (p1, k) of the span of the features' coefficient vectors: feature k,
+    (z'w_kw_k'z - 1)/sqrt2, is linear in the r(r+1)/2 + 1 monomials z_az_b (a <= b) and 1,
+    so every Gram matrix of the features has its range inside this span (k <= that number)."""
+    p1, r = Wl.shape
+    a, b = np.triu_indices(r)
+    C = np.concatenate([Wl[:, a] * Wl[:, b], np.ones((p1, 1))], axis=1)  # (p1, D)
+    if C.shape[1] >= p1:
+        return np.eye(p1)
+    return np.linalg.qr(C)[0]
+
+
 def _gd_from_zero(G, m, steps):
     """``steps`` GD steps from 0 on v'Gv/2 - m'v with step 1/lambda_max(G), in closed form
     (the loop of :mod:`lecnotes.hierarchical.layerwise`, one column of ``m`` per target)."""
-    lam, U = np.linalg.eigh(G)
-    lr = 1.0 / lam[-1]
-    small = lam <= 1e-12 * lam[-1]
+    lam, U = np.linalg.eigh(G)  # batched over leading axes of G (..., k, k), m (..., k, t)
+    lr = 1.0 / lam[..., -1:]
+    small = lam <= 1e-12 * lam[..., -1:]
     fac = np.where(small, steps * lr, (1 - (1 - lr * lam) ** steps) / np.where(small, 1, lam))
-    return U @ (fac[:, None] * (U.T @ m))
+    return U @ (fac[..., :, None] * (np.swapaxes(U, -1, -2) @ m))
 
 
 def _corr(Wl, v, B):
     """Correlation of sum_k v_k He2(w_k.z)/sqrt2 with h_B for latent rows Wl (p1, r)."""
-    M = np.einsum("...k,kd,ke->...de", v, Wl, Wl)
+    r = Wl.shape[1]
+    outer = (Wl[:, :, None] * Wl[:, None, :]).reshape(len(Wl), r * r)
+    M = (np.asarray(v) @ outer).reshape(np.shape(v)[:-1] + (r, r))
     return np.einsum("...de,ed->...", M, B) / np.linalg.norm(M, axis=(-2, -1))
 
 
@@ -122,21 +136,26 @@ def stage_two_control(dims, betas, seeds, c, width=1.0, steps2=200, eps=0.5, rng
             Wl = V.stream(rng, d, s, 41).standard_normal((p1, r))
             Wl /= np.linalg.norm(Wl, axis=1, keepdims=True)
             Z = V.stream(rng, d, s, 42).standard_normal((int(n2[-1]), r))
-            F = ((Z @ Wl.T) ** 2 - 1) / np.sqrt(2)
+            # the features in the coordinates of their span Q (the iterates of GD from 0
+            # stay in it): Gram matrices of order <= r(r+1)/2 + 1 instead of p1
+            Q = _quadratic_span(Wl)
+            F = (((Z @ Wl.T) ** 2 - 1) / np.sqrt(2)) @ Q
             hs = [(np.einsum("ij,jk,ik->i", Z, B, Z) - np.trace(B)) / np.sqrt(2) for B in Bs]
             Y = np.stack([T.link(h, c) for h in hs], axis=1)
-            G, m, start = np.zeros((p1, p1)), np.zeros((p1, 2)), 0
-            f1, y1 = np.zeros(p1), np.zeros(2)
+            k = Q.shape[1]
+            G, m = np.zeros((len(n2), k, k)), np.zeros((len(n2), k, 2))
+            Gs, ms, f1, y1, start = np.zeros((k, k)), np.zeros((k, 2)), np.zeros(k), 0.0, 0
             for i, n in enumerate(n2):
-                G += F[start:n].T @ F[start:n]
-                m += F[start:n].T @ Y[start:n]
+                Gs += F[start:n].T @ F[start:n]
+                ms += F[start:n].T @ Y[start:n]
                 f1 += F[start:n].sum(axis=0)
                 y1 += Y[start:n].sum(axis=0)
                 start = n
                 # labels centred by the mean of this batch, the first n samples
-                v = _gd_from_zero(G / n, (m - np.outer(f1, y1 / n)) / n, steps2)
-                for f, B in enumerate(Bs):
-                    corr[f, s, j, i] = _corr(Wl, v[:, f], B)
+                G[i], m[i] = Gs / n, (ms - np.outer(f1, y1 / n)) / n
+            v = Q @ _gd_from_zero(G, m, steps2)  # (beta, p1, feature), every n at once
+            for f, B in enumerate(Bs):
+                corr[f, s, j] = _corr(Wl, v[:, :, f], B)
             for f, B in enumerate(Bs):
                 corr_sum[f, s, j] = _corr(Wl, np.ones(p1), B)
     return StageTwoControl(dims, ranks, betas, corr, corr_sum)

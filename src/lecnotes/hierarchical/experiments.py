@@ -17,8 +17,9 @@ import numpy as np
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import hermite_polys
 from lecnotes.hierarchical import matched as M
+from lecnotes.hierarchical import numerics as NU
 from lecnotes.hierarchical import theory as T
-from lecnotes.models.kernel_methods import kernel_ridge
+from lecnotes.hierarchical.numerics import log_crossing
 from lecnotes.models.kernels import relu_ntk
 
 __all__ = [
@@ -64,7 +65,7 @@ def latent_rank(d, eps=0.5):
     return max(2, int(round(d**eps)))
 
 
-def sample_sight(d, r, n, c, rng=None):
+def sample_sight(d, r, n, c, rng=None, out=None):
     r"""``n`` samples of {prf:ref}`def-ch10-sight`: :math:`x\sim N(0,I_d)`,
     :math:`y = g(h(W_\star x))` with :math:`W_\star` the first ``r`` coordinates.
 
@@ -76,6 +77,9 @@ def sample_sight(d, r, n, c, rng=None):
         Quadratic coefficient of the link {eq}`eq-ch10-feature`.
     rng : Generator, int or None
         Random state.
+    out : ndarray of float64, optional
+        A flat buffer of at least ``n * d`` entries that ``X`` is drawn into (the same
+        values; a sweep reuses one buffer instead of allocating each draw).
 
     Returns
     -------
@@ -85,7 +89,13 @@ def sample_sight(d, r, n, c, rng=None):
     r = V.positive_int(r, "r", minimum=2)
     d = V.positive_int(d, "d", minimum=r)
     n = V.positive_int(n, "n")
-    X = V.generator(rng).standard_normal((n, d))
+    if out is None:
+        X = V.generator(rng).standard_normal((n, d))
+    else:
+        if out.dtype != np.float64 or out.ndim != 1 or out.size < n * d:
+            raise ValueError(f"out must be a flat float64 array of at least {n * d} entries")
+        X = out[:n * d].reshape(n, d)
+        V.generator(rng).standard_normal(out=X)
     s = np.einsum("ij,ij->i", X[:, :r], X[:, :r])
     return X, T.link(T.feature(s, r), c)
 
@@ -260,13 +270,13 @@ def stage_one_sweep(dims, alphas, seeds, c, eps=0.5, rng=None):
         ns = np.maximum(np.round(alphas * d * r).astype(int), 1)
         for s in range(seeds):
             X, y = sample_sight(int(d), int(r), int(ns[-1]), c, V.stream(rng, int(d), s, 1))
-            t = np.tanh(y)
+            X, t = X.astype(np.float32), np.tanh(y).astype(np.float32)  # single-precision blocks
             D, start = np.zeros((d, d)), 0
             for i, n in enumerate(ns):
                 Xb = X[start:n]
-                D += (Xb * t[start:n, None]).T @ Xb
+                D += ((Xb * t[start:n, None]).T @ Xb).astype(float)
                 start = n
-                U = np.linalg.eigh(D / n)[1][:, -r:]
+                U = NU.top_eigenvectors(D / n, int(r))
                 out[s, j, i] = subspace_overlap(U, int(r))
     return Stage1Sweep(dims, ranks, alphas, out)
 
@@ -345,19 +355,19 @@ def _link_features(hh, lo, hi):
     return hermite_polys(np.clip(hh, lo, hi), 2, normalized=True).T
 
 
-def _deep_error(U, r, X2, y2, X3, y3, Xt, yt, var):
-    """The second and third stages on their own samples, then the test error."""
-    A = quadratic_feature(X2 @ U, y2)
+def _deep_error(U, Z2, y2, Z3, y3, Zt, yt, var):
+    """The second and third stages on their own samples (latent coordinates ``Z = X U``),
+    then the test error."""
+    A = quadratic_feature(Z2, y2)
     scale = math.sqrt(2) * np.linalg.norm(A)
 
-    def feat(Xs):
-        Z = Xs @ U
-        return (np.einsum("ij,jk,ik->i", Z, A, Z) - np.trace(A)) / scale
+    def feat(Z):
+        return (np.einsum("ij,ij->i", Z @ A, Z) - np.trace(A)) / scale
 
-    h3 = feat(X3)
+    h3 = feat(Z3)
     lo, hi = float(h3.min()), float(h3.max())
     coef = np.linalg.lstsq(_link_features(h3, lo, hi), y3, rcond=None)[0]
-    pred = _link_features(feat(Xt), lo, hi) @ coef
+    pred = _link_features(feat(Zt), lo, hi) @ coef
     return float(np.mean((pred - yt) ** 2)) / var, feature_overlap(A, U)
 
 
@@ -435,6 +445,7 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
     kerr = np.full((kseeds, len(dims), len(kns)), np.nan)
     split = np.array(STAGE_SPLIT)
     base = (V.seed_root(), int(rng)) if isinstance(rng, int | np.integer) else None
+    buf = NU.Buffers()
     for j, (d, r) in enumerate(zip(dims, ranks, strict=True)):
         d, r = int(d), int(r)
         var = T.feature_law(r, c).var
@@ -448,33 +459,37 @@ def depth_sweep(dims, ns, seeds, c, kernel_ns=(256, 512, 1024, 2048), kernel_see
                 for i, k in enumerate(keys):  # the same streams, already run
                     err[s, j, i], q1[s, j, i], rho2[s, j, i] = _DEEP_CACHE[k]
                 continue
-            data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k))
-                    for k in range(3)]
-            Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 6))
+            data = [sample_sight(d, r, int(sizes[-1, k]), c, V.stream(rng, d, s, 3 + k),
+                                 out=buf.get(k, int(sizes[-1, k]) * d)) for k in range(3)]
+            Xt, yt = sample_sight(d, r, n_test, c, V.stream(rng, d, s, 6),
+                                  out=buf.get(3, n_test * d))
             (X1, y1), (X2, y2), (X3, y3) = data
             t1, D, start = np.tanh(y1), np.zeros((d, d)), 0
-            X1s, t1s = X1.astype(np.float32), t1.astype(np.float32)  # single-precision blocks
+            X1s = buf.get(4, X1.size, np.float32).reshape(X1.shape)  # single-precision blocks
+            X1s[...] = X1
+            t1s = t1.astype(np.float32)
             for i in range(len(ns)):
                 n1, n2, n3 = (int(v) for v in sizes[i])
                 D += ((X1s[start:n1] * t1s[start:n1, None]).T @ X1s[start:n1]).astype(float)
                 start = n1
-                U = np.linalg.eigh(D / n1)[1][:, -r:]
+                U = NU.top_eigenvectors(D / n1, r)
                 q1[s, j, i] = subspace_overlap(U, r)
+                Z2, Z3, Zt = X2[:n2] @ U, X3[:n3] @ U, Xt @ U
                 err[s, j, i], rho2[s, j, i] = _deep_error(
-                    U, r, X2[:n2], y2[:n2], X3[:n3], y3[:n3], Xt, yt, var)
+                    U, Z2, y2[:n2], Z3, y3[:n3], Zt, yt, var)
                 if keys is not None:
                     _DEEP_CACHE[keys[i]] = (err[s, j, i], q1[s, j, i], rho2[s, j, i])
                 if s < mseeds and i in at:
-                    Xb = np.concatenate([X2[:n2], X3[:n3]])
-                    yb = np.concatenate([y2[:n2], y3[:n3]])
-                    merr[s, j, i] = M.latent_ridge_errors(U, Xb, yb, Xt, yt, index).min() / var
+                    merr[s, j, i] = M.hermite_ridge_errors(
+                        np.concatenate([Z2, Z3]), np.concatenate([y2[:n2], y3[:n3]]), Zt, yt,
+                        index, M.MATCHED_RIDGES).min() / var
             if s < kseeds:
                 Xk = np.concatenate([X1, X2, X3])
                 yk = np.concatenate([y1, y2, y3])
                 if len(kns):  # the kernels of smaller n are blocks of the largest
                     K, Kt = relu_ntk(Xk[:kns[-1]]), relu_ntk(Xt, Xk[:kns[-1]])
                 for i, n in enumerate(kns):
-                    coef = kernel_ridge(K[:n, :n], yk[:n] - np.mean(yk[:n]), lam)
+                    coef = NU.kernel_ridge_block(K, n, yk[:n] - np.mean(yk[:n]), lam)
                     pred = Kt[:, :n] @ coef + np.mean(yk[:n])
                     kerr[s, j, i] = float(np.mean((pred - yt) ** 2)) / var
     return DepthSweep(dims, ranks, ns, err, q1, rho2, kns, kerr, merr)
@@ -523,48 +538,3 @@ def low_degree_errors(d, n, seeds, c, degree=2, n_test=20000, eps=0.5, rng=None)
         null = float(np.mean((yt - law.mean) ** 2))
         out[s] = M.latent_ridge_errors(np.eye(d), X, y, Xt, yt, index, [1e-3])[0] / null
     return out
-
-
-def log_crossing(x, values, level, log_values=False):
-    r"""Where a monotone curve crosses ``level``, interpolated linearly in :math:`\log x` (and
-    in :math:`\log` of the values if ``log_values``): the :math:`n` at which a stage reaches an
-    overlap ({prf:ref}`prop-ch10-stage-one`) or a learner an error
-    ({prf:ref}`prop-ch10-shallow`).
-
-    Parameters
-    ----------
-    x : array_like (p,)
-        Increasing positive abscissae.
-    values : array_like (..., p)
-        Curves, monotone along the last axis, each crossing ``level`` inside the grid.
-    level : float or array_like
-        The level, broadcastable to ``values.shape[:-1]`` (positive if ``log_values``).
-    log_values : bool
-        Interpolate :math:`\log` values (for errors on log axes).
-
-    Returns
-    -------
-    ndarray (...)
-        The crossing abscissa of each curve.
-    """
-    x = _positive_grid(x, "x")
-    v = V.finite_array(values, "values")
-    if v.ndim < 1 or v.shape[-1] != x.size or x.size < 2:
-        raise ValueError(f"values must have {x.size} >= 2 entries on the last axis")
-    lev = np.broadcast_to(V.finite_array(level, "level"), v.shape[:-1])
-    if log_values:
-        if np.any(lev <= 0) or np.any(v <= 0):
-            raise ValueError("log_values needs positive values and level")
-        v, lev = np.log(v), np.log(lev)
-    lx = np.log(x)
-    flat, flat_lev = v.reshape(-1, x.size), lev.reshape(-1)
-    out = np.empty(len(flat))
-    for k, (row, lv) in enumerate(zip(flat, flat_lev, strict=True)):
-        up = row[-1] > row[0]
-        past = row >= lv if up else row <= lv
-        if not past.any() or past[0]:
-            raise ValueError("a curve does not cross the level inside the grid")
-        i = int(np.argmax(past))
-        t = (lv - row[i - 1]) / (row[i] - row[i - 1])
-        out[k] = math.exp(lx[i - 1] + t * (lx[i] - lx[i - 1]))
-    return out.reshape(v.shape[:-1])

@@ -84,10 +84,6 @@ def _check(W1, W2, a, X):
     return W1, W2, a, X
 
 
-def _ones(A):
-    return np.concatenate([A, np.ones(A.shape[:-1] + (1,))], axis=-1)
-
-
 def forward(W1, W2, a, X):
     r"""The network's layers on inputs ``X`` (a last column of ones carries the biases).
 
@@ -105,9 +101,16 @@ def forward(W1, W2, a, X):
         The second-layer features :math:`\sigma(W_2\sigma(W_1x+b_1)+b_2)`.
     """
     W1, W2, a, X = _check(W1, W2, a, X)
-    H1 = _ones(np.maximum(np.matmul(X, np.swapaxes(W1, -1, -2)), 0.0))
-    H2 = np.maximum(np.matmul(H1, np.swapaxes(W2, -1, -2)), 0.0)
+    H1 = np.maximum(np.matmul(X, np.swapaxes(W1, -1, -2)), 0.0)
+    H2 = np.maximum(_affine(H1, W2), 0.0)
     return np.einsum("snp,sp->sn", H2, a) / math.sqrt(a.shape[1]), H2
+
+
+def _affine(H, W):
+    """H W[:, :, :-1]^T + the biases W[:, :, -1] (the ones column of the layer's input)."""
+    out = np.matmul(H, np.swapaxes(W[:, :, :-1], -1, -2))
+    out += W[:, None, :, -1]
+    return out
 
 
 def joint_gradients(W1, W2, a, X, y):
@@ -134,11 +137,12 @@ def joint_gradients(W1, W2, a, X, y):
     if y.shape != X.shape[:2]:
         raise ValueError("y must have shape (S, n)")
     V1 = np.matmul(X, np.swapaxes(W1, -1, -2))
-    H1 = _ones(np.maximum(V1, 0.0))
-    U = np.matmul(H1, np.swapaxes(W2, -1, -2))
+    H1 = np.maximum(V1, 0.0)
+    U = _affine(H1, W2)
     f = np.einsum("snp,sp->sn", np.maximum(U, 0.0), a) / math.sqrt(a.shape[1])
     dU = (U > 0) * ((f - y)[:, :, None] * a[:, None, :] / math.sqrt(a.shape[1]))
-    g2 = np.matmul(np.swapaxes(dU, -1, -2), H1)
+    g2 = np.concatenate([np.matmul(np.swapaxes(dU, -1, -2), H1),
+                         dU.sum(axis=1)[:, :, None]], axis=2)
     dV = (V1 > 0) * np.matmul(dU, W2[:, :, :-1])
     return np.matmul(np.swapaxes(dV, -1, -2), X), g2
 
@@ -211,9 +215,12 @@ class JointSweep(NamedTuple):
 
 def _draw(gens, n, d, r, c):
     """Inputs with a ones column, labels and the feature h, every seed."""
-    X = np.stack([g.standard_normal((n, d)) for g in gens])
+    X = np.empty((len(gens), n, d + 1))
+    X[:, :, d] = 1.0
+    for k, g in enumerate(gens):
+        X[k, :, :d] = g.standard_normal((n, d))
     h = T.feature(np.einsum("snj,snj->sn", X[:, :, :r], X[:, :, :r]), r)
-    return _ones(X), T.link(h, c), h
+    return X, T.link(h, c), h
 
 
 def _readout(W1, W2, a, batch, test, chunk, var):

@@ -35,6 +35,7 @@ import numpy as np
 
 from lecnotes.core import validate as V
 from lecnotes.hierarchical.experiments import latent_rank, sample_sight
+from lecnotes.hierarchical.numerics import top_eigenvectors
 
 __all__ = ["LayerwiseGD", "layerwise_gd_sweep", "quadratic_corr"]
 
@@ -93,9 +94,10 @@ def _stage_one(X, t, W0, ns, steps, eta):
     """Rows of W1 after ``steps`` spherical steps at each nested n, and after one step."""
     d = X.shape[1]
     D, S, start, out, one = np.zeros((d, d)), np.zeros((d, d)), 0, [], []
+    Xs, ts = X.astype(np.float32), t.astype(np.float32)  # single-precision blocks
     for n in ns:
-        D += (X[start:n] * t[start:n, None]).T @ X[start:n]
-        S += X[start:n].T @ X[start:n]
+        D += ((Xs[start:n] * ts[start:n, None]).T @ Xs[start:n]).astype(float)
+        S += (Xs[start:n].T @ Xs[start:n]).astype(float)
         start = n
         Db = D / n - np.mean(t[:n]) * S / n
         W = W0
@@ -109,7 +111,7 @@ def _stage_one(X, t, W0, ns, steps, eta):
 
 
 def _top_overlap(W, r):
-    U = np.linalg.eigh(W.T @ W)[1][:, -r:]  # the top-r right singular vectors
+    U = top_eigenvectors(W.T @ W, r)  # the top-r right singular vectors
     return float(np.sum(U[:r] ** 2) / r)
 
 

@@ -24,7 +24,7 @@ from lecnotes.core import stats
 from lecnotes.core import validate as V
 
 __all__ = ["MATCHED_RIDGES", "hermite_index", "hermite_features", "latent_ridge_errors",
-           "welch_z"]
+           "hermite_ridge_errors", "welch_z"]
 
 MATCHED_RIDGES = np.array([1e-3, 1e-2, 1e-1, 1.0])
 """Ridges tried by the matched learner (units of the identity); the best on the test set."""
@@ -74,19 +74,25 @@ def hermite_features(Z, index):
     ndarray (n, m), float32
     """
     Z = V.finite_array(Z, "Z", ndim=2)
-    index = np.asarray(index)
+    return _hermite_rows(Z, np.asarray(index)).T
+
+
+def _hermite_rows(Z, index):
+    """The transpose of :func:`hermite_features`, (m, n): built row by row (contiguous copies
+    of the rows of the table of h_k(z_j)), the same products in the same order."""
     degree = index.shape[1]
     r = Z.shape[1]
     if index.max() >= (degree + 1) * r:
         raise ValueError("index does not match the number of columns of Z")
-    H = [np.ones_like(Z), Z]
+    Zt = np.ascontiguousarray(Z.T)
+    H = [np.ones_like(Zt), Zt]
     for k in range(2, degree + 1):
-        H.append(Z * H[-1] - (k - 1) * H[-2])
+        H.append(Zt * H[-1] - (k - 1) * H[-2])
     table = np.concatenate([h / math.sqrt(math.factorial(k)) for k, h in enumerate(H)],
-                           axis=1).astype(np.float32)
-    F = table[:, index[:, 0]]
+                           axis=0).astype(np.float32)
+    F = table[index[:, 0]]
     for t in range(1, degree):
-        F *= table[:, index[:, t]]
+        F *= table[index[:, t]]
     return F
 
 
@@ -116,18 +122,40 @@ def latent_ridge_errors(U, X, y, Xt, yt, index, ridges=MATCHED_RIDGES):
     ridges = V.finite_array(ridges, "ridges", ndim=1)
     if ridges.size == 0 or np.any(ridges <= 0):
         raise ValueError("ridges must hold positive numbers")
-    F = hermite_features(X @ U, index)
+    return hermite_ridge_errors(X @ U, y, Xt @ U, yt, index, ridges)
+
+
+def hermite_ridge_errors(Z, y, Zt, yt, index, ridges=MATCHED_RIDGES):
+    r""":func:`latent_ridge_errors` from the latent coordinates :math:`\hat z = \hat U^\top x`
+    of the training and test samples ({prf:ref}`ex-ch10-exponents` (b)).
+
+    Parameters
+    ----------
+    Z, y : ndarray (n, r), (n,)
+        Training latent coordinates and labels.
+    Zt, yt : ndarray (n_t, r), (n_t,)
+        Test latent coordinates and labels.
+    index : ndarray (m, degree)
+        From :func:`hermite_index`.
+    ridges : array_like
+        Positive ridges, in units of the identity.
+
+    Returns
+    -------
+    ndarray (len(ridges),)
+    """
+    index, ridges = np.asarray(index), np.asarray(ridges, float)
+    FT = _hermite_rows(Z, index)  # (m, n)
     n = len(y)
-    G = (F.T @ F).astype(float) / n
-    b = (F.T @ y.astype(np.float32)).astype(float) / n
-    Ft = hermite_features(Xt @ U, index).astype(float)
-    out = np.empty(ridges.size)
+    G = (FT @ FT.T).astype(float) / n
+    b = (FT @ y.astype(np.float32)).astype(float) / n
+    Ft = _hermite_rows(Zt, index).astype(float)  # (m, n_t)
     G32, b32 = G.astype(np.float32), b.astype(np.float32)  # G is near I: single precision
+    coef = np.empty((ridges.size, len(G)))
     for i, lam in enumerate(ridges):
         A = G32 + np.float32(lam) * np.eye(len(G), dtype=np.float32)
-        coef = sla.cho_solve(sla.cho_factor(A, check_finite=False), b32).astype(float)
-        out[i] = np.mean((Ft @ coef - yt) ** 2)
-    return out
+        coef[i] = sla.cho_solve(sla.cho_factor(A, check_finite=False), b32)
+    return np.mean((coef @ Ft - yt) ** 2, axis=1)
 
 
 def welch_z(a, se_a, n_a, b, se_b, n_b):

@@ -30,6 +30,7 @@ from scipy.optimize import brentq
 from lecnotes.core import validate as V
 from lecnotes.core.hermite import gauss_hermite
 from lecnotes.hierarchical import theory as T
+from lecnotes.hierarchical.numerics import top_eigenvectors
 
 __all__ = ["form_coordinates", "feature_directions", "sample_might", "MightLaw", "might_law",
            "first_moment_overlap", "spectral_overlap", "spectral_crossing", "MightSweep",
@@ -319,12 +320,12 @@ def might_sweep(ranks, deltas, seeds, c, rng=None):
                 M += (Ub[start:n] * t[start:n, None]).T @ Ub[start:n]
                 start = n
                 a1 = a / np.linalg.norm(a)
-                v = np.linalg.eigh(M / n)[1][:, -1]
+                v = top_eigenvectors(M / n, 1)[:, 0]
                 ve = np.full(D, np.nan)
                 if i % 2 == 0:  # every other grid point (a matrix of its own per n)
                     h1 = U[:n] @ a1  # the first feature as the first moment estimates it
                     te = np.tanh(y[:n] - (h1 @ y[:n]) / (h1 @ h1) * h1)
-                    ve = np.linalg.eigh((Ub[:n] * te[:, None]).T @ Ub[:n] / n)[1][:, -1]
+                    ve = top_eigenvectors((Ub[:n] * te[:, None]).T @ Ub[:n] / n, 1)[:, 0]
                 Q = np.linalg.qr(np.stack([a1, v], axis=1))[0]
                 pa, pv = E.T @ a1, E.T @ v
                 out[:, s, j, i] = (pa[0] ** 2, pa[1] ** 2, pv[1] ** 2,

@@ -16,8 +16,8 @@ gradient are added up over blocks of samples, nested in :math:`n` (the samples o
 :math:`n` are the first rows of those of the largest), and every array carries the seeds on
 axis 0 (one batched product per block for all seeds). The ridge is chosen for each
 :math:`(seed, d, n)` on the test set among :data:`RIDGES` (an oracle that can only favour the
-shallow learner), through one eigendecomposition of the Gram matrix per grid point
-(:func:`ridge_path_errors`).
+shallow learner), through one tridiagonal reduction of the Gram matrix per grid point
+(:func:`ridge_path_test_errors`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lecnotes.core import validate as V
+from lecnotes.hierarchical import numerics as NU
 from lecnotes.hierarchical import theory as T
 from lecnotes.hierarchical.experiments import latent_rank
 
@@ -226,10 +227,7 @@ def ridge_path_test_errors(gram, rhs, ybar, Ft, yt, lams):
     Ft, yt = np.asarray(Ft), np.asarray(yt, float)
     if Ft.shape[-1] != gram.shape[-1] or Ft.shape[:-1] != yt.shape:
         raise ValueError("Ft must have shape (..., n_t, p) and yt (..., n_t)")
-    ev, Q = np.linalg.eigh(gram)
-    proj = np.einsum("...pk,...p->...k", Q, rhs)
-    coef = np.matmul(Q, proj[..., :, None] / (np.maximum(ev, 0)[..., :, None]
-                                              + lams[..., None, :]))
+    coef = NU.ridge_coefficients(gram, rhs, lams)
     pred = np.matmul(np.asarray(Ft, float), coef) + np.asarray(ybar)[..., None, None]
     return np.mean((pred - yt[..., :, None]) ** 2, axis=-2)
 
