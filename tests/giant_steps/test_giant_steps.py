@@ -674,6 +674,25 @@ def test_staircase_in_law_has_the_law_of_the_drawn_batches():
     assert small.shape == (2, 1, 1, 2, 3) and np.all(np.isfinite(small))
 
 
+def test_staircase_rest_in_law_has_the_cross_covariance_of_the_batch():
+    """The rest of the in-law update, G^T X (I - QQ^T), against explicit Gaussian batches:
+    E[R R^T] = (d - k) G^T G, off-diagonal entries included (rows drawn independently with
+    the right variances would fail), and R lies in the complement of Q."""
+    rng = np.random.default_rng(5)
+    n, d, k, p, reps = 60, 12, 4, 3, 4000
+    Q = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    G = rng.standard_normal((n, p)) + np.array([1.0, 0.6, -0.3])  # correlated columns
+    P = np.eye(d) - Q @ Q.T
+    law = sum((R := GM._rest_in_law(G, Q, rng)) @ R.T for _ in range(reps)) / reps
+    drawn = sum((R := G.T @ rng.standard_normal((n, d)) @ P) @ R.T for _ in range(reps)) / reps
+    target = (d - k) * (G.T @ G)
+    scale = np.sqrt(np.outer(np.diag(target), np.diag(target)))
+    assert np.all(np.abs(law - target) <= 0.1 * scale)      # 4000 draws: about 0.025 SE
+    assert np.all(np.abs(drawn - target) <= 0.1 * scale)
+    assert np.abs(target[0, 1]) > 0.3 * scale[0, 1]          # the off-diagonal is not small
+    assert np.allclose(GM._rest_in_law(G, Q, rng) @ Q, 0, atol=1e-9)
+
+
 def test_f0_zero_step_is_the_symmetric_start():
     """With f_0 = 0 (antisymmetric pairs) the square-loss step is the correlation-loss step,
     which one_step_sweep uses as the f_0 = 0 comparison."""

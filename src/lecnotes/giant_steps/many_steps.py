@@ -189,17 +189,19 @@ def staircase_runs_in_law(dims, seeds: int, steps: int = 3, rng=None, p: int = 1
     r""":func:`staircase_runs` for one network, each fresh batch drawn in distribution.
 
     The same protocol and law as :func:`staircase_runs` with ``runs=((activation, delta),)``,
-    at a third of its cost. A fresh batch :math:`X` (:math:`n=\delta d` rows) is independent
+    for less. A fresh batch :math:`X` (:math:`n=\delta d` rows) is independent
     of the network, so with :math:`Q` an orthonormal basis (:math:`d\times k`,
     :math:`k=\min(d, 3+p)`) of the span of the directions and of the rows of :math:`W_t`:
     :math:`U=XQ` has i.i.d. :math:`N(0,1)` entries, the labels and :math:`G=\sigma'(XW_t^\top)
     \odot y` depend on :math:`X` through :math:`U` alone, and the rest of the update,
-    :math:`G^\top X(I-QQ^\top)`, is given :math:`U` a Gaussian matrix whose rows have
-    covariance :math:`G^\top G` and lie in the complement of :math:`Q`: it is drawn as
+    :math:`G^\top X(I-QQ^\top)`, is given :math:`U` a Gaussian matrix in the complement of
+    :math:`Q` whose rows :math:`i, j` have cross-covariance :math:`(G^\top G)_{ij}
+    (I-QQ^\top)`: it is drawn as
     :math:`L\,Z(I-QQ^\top)` with :math:`LL^\top=G^\top G` and :math:`Z` a :math:`p\times d`
-    Gaussian matrix (no rest when :math:`3+p\ge d`). So a step draws :math:`n(3+p)+pd` numbers
-    instead of :math:`nd`, and its products are :math:`n\times(3+p)` instead of
-    :math:`n\times d` (exact in law, not draw by
+    Gaussian matrix (no rest when :math:`3+p\ge d`). So a step draws :math:`nk` numbers, plus
+    :math:`pd` when :math:`k<d`, instead of :math:`nd`, and its products are :math:`n\times k`
+    instead of :math:`n\times d`: a third of the cost at :math:`d=512`, :math:`p=128`, none
+    saved when :math:`k=d` (exact in law, not draw by
     draw: seed ``s`` uses the stream ``V.stream(rng, d, s)`` for the directions and the
     network, as :func:`staircase_runs`, then for the projections).
 
@@ -246,10 +248,17 @@ def _step_in_law(W, W_star, b, n, eta_bar, dsigma, target, gen):
     G = np.asarray(dsigma(U @ (Q.T @ W.T).astype(np.float32)), dtype=np.float32) * y[:, None]
     update = (G.T @ U) @ Q.T
     if Q.shape[1] < W.shape[1]:  # the complement of the span (none when 3 + p >= d)
-        Z = gen.standard_normal(W.shape)
-        update += np.linalg.cholesky((G.T @ G).astype(float)) @ (Z - (Z @ Q) @ Q.T)
+        update += _rest_in_law(G, Q, gen)
     W = W + (eta_bar / n) * b * update
     return W / np.linalg.norm(W, axis=1, keepdims=True)
+
+
+def _rest_in_law(G, Q, gen):
+    r""":math:`G^\top X(I-QQ^\top)` in law for a Gaussian :math:`X` independent of :math:`G`:
+    :math:`LZ(I-QQ^\top)` with :math:`LL^\top=G^\top G`, :math:`Z` Gaussian (p, d); rows
+    :math:`i, j` have cross-covariance :math:`(G^\top G)_{ij}(I-QQ^\top)`."""
+    Z = gen.standard_normal((G.shape[1], Q.shape[0]))
+    return np.linalg.cholesky((G.T @ G).astype(float)) @ (Z - (Z @ Q) @ Q.T)
 
 
 class BarrierRuns(NamedTuple):
