@@ -234,6 +234,17 @@ class JupyterLabServer:
         self.stop()
 
 
+# Headless Chromium draws a frame only when something asks for one, and runs idle callbacks
+# (requestIdleCallback) only in the idle time after a frame. Without frames, a notebook's
+# rendering in JupyterLab (jupyterlab-myst) stalled for seconds at a time with the renderer
+# idle: 327 s of wall time for 91 CPU s in a CI run, chapter 10 in 87 s (5 s alone); in a probe,
+# 319 idle callbacks of one notebook each waited 3.7-5 s, and its last Markdown cells appeared
+# one every 5 s. A visible window draws every vsync; an animation-frame loop does the same here
+# (the twelve lectures: 79-84 s of wall time against 99-178 s, the same formulas counted). It
+# changes when the work runs, not what is rendered.
+FRAMES_JS = "(() => { const f = () => requestAnimationFrame(f); f(); return true; })()"
+
+
 def open_lab(browser: DevTools | Page, server: JupyterLabServer, kernels: bool = False,
              workspace: str = "test", timeout: float = 90):
     """Load JupyterLab in ``browser`` and wait until the application is restored.
@@ -245,6 +256,7 @@ def open_lab(browser: DevTools | Page, server: JupyterLabServer, kernels: bool =
     """
     browser.navigate(server.lab_url(workspace))
     browser.wait_for("window.jupyterapp !== undefined", timeout=timeout)
+    browser.evaluate(FRAMES_JS)
     browser.evaluate("jupyterapp.restored.then(() => true)", timeout=timeout)
     if not kernels:
         browser.evaluate("(f => { f._preferKernel = false; return true; })"
