@@ -190,6 +190,46 @@ class Watchdog:
         self._stop.set()
 
 
+POLL_SLICE = 1.0
+"""Seconds a client waits on a socket before it checks the socket itself for a message."""
+
+
+def _bounded_get_msg(channel, slice_s: float = POLL_SLICE) -> None:
+    """Make ``channel.get_msg`` wait in slices of ``slice_s`` and look at its socket after each.
+
+    The stalls of issue 62: kernel and client idle, the kernel having executed the cell and
+    sent its messages, which sit unread in the client's shell and iopub sockets (seen at the
+    stall: ``ZMQ_EVENTS`` says readable, and the kernel's ``In`` holds the cell). The client
+    waits in ``socket.poll`` for the edge-triggered notification of the socket's file
+    descriptor, and that wake-up was lost (a widget cell's burst of messages made it about
+    one execution in ten to twenty at load 4 in a four-cell notebook). Reading ``ZMQ_EVENTS`` on the
+    loop's thread finds such a message and re-arms the socket: a lost wake-up costs at most
+    ``slice_s`` instead of the rest of the cell's timeout.
+    """
+    from queue import Empty
+
+    import zmq
+
+    async def get_msg(timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = slice_s if deadline is None else min(slice_s, deadline - time.monotonic())
+            ready = await channel.socket.poll(max(0, int(left * 1000)))
+            if not ready and channel.socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                LOST_WAKEUPS[0] += 1
+                ready = True
+            if ready:
+                return await channel._recv()
+            if deadline is not None and time.monotonic() >= deadline:
+                raise Empty
+
+    channel.get_msg = get_msg
+
+
+LOST_WAKEUPS = [0]
+"""How many messages the bounded waits of this process found that a poll had missed."""
+
+
 def _guarded_client_class():
     from nbclient import NotebookClient
 
@@ -204,7 +244,13 @@ def _guarded_client_class():
             with startup_lock() if self.use_lock else contextlib.nullcontext():
                 await super().async_start_new_kernel(**kwargs)
                 # hold the lock until the kernel answers (its sockets are bound by then)
-                await super().async_start_new_kernel_client()
+                await self.async_start_new_kernel_client()
+
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                _bounded_get_msg(channel)
+            return kc
 
         def _kill(self):
             pid = getattr(getattr(self.km, "provisioner", None), "pid", None)

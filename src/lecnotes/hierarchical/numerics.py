@@ -1,7 +1,8 @@
 r"""Numerical helpers of chapter 10's sweeps: the top eigenvectors of a second-moment matrix,
 ridge solves for a path of ridges or on the leading block of a kernel matrix, work arrays reused
-across seeds (each returns what the plain NumPy or SciPy call returns, to rounding; they exist
-for speed, the chapter's budget), and the crossing of a level by a curve on a log grid.
+across seeds (each returns what the plain NumPy or SciPy call returns, to rounding, with one
+exception said in :func:`ridge_coefficients`; they exist for speed, the chapter's budget), and
+the crossing of a level by a curve on a log grid.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def ridge_coefficients(gram, rhs, lams):
     one tridiagonal reduction :math:`G = QTQ^\top` per matrix (LAPACK ``sytrd``, a third of
     the cost of an eigendecomposition), then a tridiagonal solve per ridge; :math:`Q^\top b`
     and the back-transformation are products with the Householder reflectors (``ormqr``).
+    Unlike an eigendecomposition with its negative eigenvalues clipped at 0, a Gram whose
+    rounding leaves eigenvalues slightly below 0 (single precision, fewer samples than features)
+    is used as it is: a ridge within a few times such an eigenvalue then gives another solution
+    (the chapter's smallest ridges are far above them; the shifted matrix is checked and an
+    indefinite one falls back to the clipped eigendecomposition).
 
     Parameters
     ----------
@@ -93,7 +99,8 @@ def ridge_coefficients(gram, rhs, lams):
 def kernel_ridge_block(K, n, y, lam):
     r""":func:`lecnotes.models.kernel_methods.kernel_ridge` on the leading ``n`` x ``n`` block of
     ``K`` (the same solve, :math:`(K_n + n\lambda I)\alpha = y`; {prf:ref}`prop-ch10-shallow`'s
-    kernel). When ``n`` is the whole of ``K`` it is factored in place and spoilt.
+    kernel). When ``n`` is the whole of ``K`` its diagonal is shifted in place by
+    :math:`n\lambda` (``K`` is not used again; SciPy factors a copy).
 
     Parameters
     ----------
