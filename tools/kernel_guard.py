@@ -201,10 +201,12 @@ def _bounded_get_msg(channel, slice_s: float = POLL_SLICE) -> None:
     sent its messages, which sit unread in the client's shell and iopub sockets (seen at the
     stall: ``ZMQ_EVENTS`` says readable, and the kernel's ``In`` holds the cell). The client
     waits in ``socket.poll`` for the edge-triggered notification of the socket's file
-    descriptor, and that wake-up was lost (a widget cell's burst of messages made it about
-    one execution in ten to twenty at load 4 in a four-cell notebook). Reading ``ZMQ_EVENTS`` on the
-    loop's thread finds such a message and re-arms the socket: a lost wake-up costs at most
-    ``slice_s`` instead of the rest of the cell's timeout.
+    descriptor, and that wake-up was lost (a widget cell's burst of messages: in a four-cell
+    notebook at load 2-6, 6 stalls in 111 runs with ipykernel 7.4.0, 3 in 105 with 6.31.0).
+    Each new poll looks at the socket's state again, and ``ZMQ_EVENTS`` is read (on the
+    loop's thread, which re-arms the socket) if it still finds nothing: a lost wake-up
+    costs at most ``slice_s`` instead of the rest of the cell's timeout (old client 3
+    stalls in 120 runs, this one 0 in 120, side by side at the same load).
     """
     from queue import Empty
 
