@@ -211,8 +211,8 @@ def panel_rule(a: np.ndarray, b: np.ndarray, m: int = 20):
     return nodes, weights
 
 
-_MERGE_COMPONENTS = 256
-"""Largest number of components of an integrand whose two half-panel sets share a call."""
+_MERGE_VALUES = 4096
+"""Largest (components x panels) of a level whose two half-panel sets share a call of f."""
 
 
 def gaussian_expectation(
@@ -274,13 +274,13 @@ def gaussian_expectation(
         return np.sum(vals * w, axis=1)
 
     coarse = integrate(a, b)
-    # both halves in one call of f when its values are small (the per-panel sums do not mix
-    # panels, so the numbers are the same; a large vector-valued f keeps one call per half,
-    # so that its memory does not double)
-    together = coarse[0].size <= _MERGE_COMPONENTS
+    components = coarse[0].size
     for _depth in range(max_depth + 1):
         mid = 0.5 * (a + b)
-        if together:
+        # both halves in one call of f when its values are few (the per-panel sums do not mix
+        # panels, so the numbers are the same; otherwise one call per half, so that the memory
+        # of a large vector-valued f or of a deep refinement does not double)
+        if components * a.size <= _MERGE_VALUES:
             left, right = np.split(integrate(np.concatenate([a, mid]),
                                              np.concatenate([mid, b])), [a.size])
         else:
