@@ -119,9 +119,6 @@ def latent_ridge_errors(U, X, y, Xt, yt, index, ridges=MATCHED_RIDGES):
     ndarray (len(ridges),)
     """
     X, y = V.data_pair(X, y)
-    ridges = V.finite_array(ridges, "ridges", ndim=1)
-    if ridges.size == 0 or np.any(ridges <= 0):
-        raise ValueError("ridges must hold positive numbers")
     return hermite_ridge_errors(X @ U, y, Xt @ U, yt, index, ridges)
 
 
@@ -144,7 +141,13 @@ def hermite_ridge_errors(Z, y, Zt, yt, index, ridges=MATCHED_RIDGES):
     -------
     ndarray (len(ridges),)
     """
-    index, ridges = np.asarray(index), np.asarray(ridges, float)
+    ridges = V.finite_array(ridges, "ridges", ndim=1)
+    if ridges.size == 0 or np.any(ridges <= 0):
+        raise ValueError("ridges must hold positive numbers")
+    Z, y = np.asarray(Z), np.asarray(y)
+    if Z.ndim != 2 or y.shape != Z.shape[:1] or np.asarray(Zt).shape[1:] != Z.shape[1:]:
+        raise ValueError("Z must have shape (n, r), y (n,) and Zt (n_t, r)")
+    index = np.asarray(index)
     FT = _hermite_rows(Z, index)  # (m, n)
     n = len(y)
     G = (FT @ FT.T).astype(float) / n

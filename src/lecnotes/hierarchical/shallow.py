@@ -73,12 +73,7 @@ def ridge_path_errors(gram, rhs, ybar, gram_t, rhs_t, fbar_t, y2_t, lams):
     ndarray (..., L)
         Test mean squared errors.
     """
-    gram = V.finite_array(gram, "gram")
-    if gram.ndim < 2 or gram.shape[-1] != gram.shape[-2]:
-        raise ValueError("gram must have shape (..., p, p)")
-    lams = V.finite_array(lams, "lams")
-    if lams.ndim < 1 or lams.size == 0 or np.any(lams <= 0):
-        raise ValueError("lams must hold positive numbers, the ridges on the last axis")
+    gram, lams = _gram_and_ridges(gram, lams)
     ev, Q = np.linalg.eigh(gram)
     proj = np.einsum("...pk,...p->...k", Q, rhs)  # Q^T b
     coef = np.einsum("...pk,...kl->...pl", Q,
@@ -218,12 +213,7 @@ def ridge_path_test_errors(gram, rhs, ybar, Ft, yt, lams):
     ndarray (..., L)
         Test mean squared errors.
     """
-    gram = V.finite_array(gram, "gram")
-    if gram.ndim < 2 or gram.shape[-1] != gram.shape[-2]:
-        raise ValueError("gram must have shape (..., p, p)")
-    lams = V.finite_array(lams, "lams")
-    if lams.ndim < 1 or lams.size == 0 or np.any(lams <= 0):
-        raise ValueError("lams must hold positive numbers, the ridges on the last axis")
+    gram, lams = _gram_and_ridges(gram, lams)
     Ft, yt = np.asarray(Ft), np.asarray(yt, float)
     if Ft.shape[-1] != gram.shape[-1] or Ft.shape[:-1] != yt.shape:
         raise ValueError("Ft must have shape (..., n_t, p) and yt (..., n_t)")
@@ -498,3 +488,14 @@ def trend_size(ns, errors, level, last=5):
         size = np.where(gap >= 0, ns[-1], np.where(slope < 0, np.exp(lx[-1] + gap / np.where(
             slope < 0, slope, -1.0)), np.inf))
     return slope, size
+
+
+def _gram_and_ridges(gram, lams):
+    """``gram`` (..., p, p) and ``lams`` (positive ridges on the last axis), checked."""
+    gram = V.finite_array(gram, "gram")
+    if gram.ndim < 2 or gram.shape[-1] != gram.shape[-2]:
+        raise ValueError("gram must have shape (..., p, p)")
+    lams = V.finite_array(lams, "lams")
+    if lams.ndim < 1 or lams.size == 0 or np.any(lams <= 0):
+        raise ValueError("lams must hold positive numbers, the ridges on the last axis")
+    return gram, lams
