@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from lecnotes.core import overlaps
+from lecnotes.core import validate as V
 from lecnotes.core.targets import random_orthonormal, single_index
 from lecnotes.first_moment import experiments as E
 
@@ -109,6 +110,42 @@ def test_simulate_first_moment_overlaps_streams_are_keyed_by_size_and_seed():
     np.testing.assert_array_equal(both["raw"][:2, 1], one["raw"][:, 0])
     other = E.simulate_first_moment_overlaps("relu", [40], [1.0, 2.0], pre, seeds=2, rng=8)
     assert not np.array_equal(other["raw"], one["raw"])
+
+
+def _one_link_by_hand(link, dims, deltas, pre, seeds, noise, rng):
+    """The first loop of the book: one data set per (d, delta, seed) from single_index."""
+    out = {name: np.empty((seeds, len(dims), len(deltas))) for name in pre}
+    for i, d in enumerate(dims):
+        for r in range(seeds):
+            gen = V.stream(rng, d, r)
+            for j, delta in enumerate(deltas):
+                X, y, w = single_index(max(1, round(delta * d)), d, link, noise=noise, rng=gen)
+                for name, T in pre.items():
+                    out[name][r, i, j] = (E.first_moment(X, y, T) @ w) ** 2
+    return out
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+def test_links_on_shared_inputs_give_each_link_its_own_run(noise):
+    # one draw of the inputs for every link: number for number what each link gives alone,
+    # and what single_index's data give (direction, inputs, then noise from one stream)
+    pre = {"raw": None, "clip": lambda y: np.clip(y, -1, 1)}
+    dims, deltas = [12, 30], [0.5, 2.0, 3.0]
+    links = ["relu", "quadratic", np.tanh]
+    runs = E.simulate_first_moment_overlaps_by_link(links, dims, deltas, pre, seeds=3,
+                                                    noise=noise, rng=5)
+    assert list(runs) == links
+    for link in links:
+        alone = E.simulate_first_moment_overlaps(link, dims, deltas, pre, seeds=3, noise=noise,
+                                                 rng=5)
+        by_hand = _one_link_by_hand(link, dims, deltas, pre, 3, noise, 5)
+        for name in pre:
+            np.testing.assert_array_equal(runs[link][name], alone[name])
+            np.testing.assert_allclose(runs[link][name], by_hand[name], rtol=1e-12)
+    with pytest.raises(ValueError):
+        E.simulate_first_moment_overlaps_by_link(["relu", "relu"], dims, deltas, pre, rng=0)
+    with pytest.raises(ValueError):
+        E.simulate_first_moment_overlaps_by_link([], dims, deltas, pre, rng=0)
 
 
 def test_simulate_first_moment_overlaps_follows_the_relu_limit():

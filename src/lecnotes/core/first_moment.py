@@ -18,7 +18,7 @@ from scipy.stats import beta
 from lecnotes.core import validate as V
 from lecnotes.core.overlaps import overlap
 from lecnotes.core.preprocessing import checked_values
-from lecnotes.core.targets import get_link, single_index
+from lecnotes.core.targets import apply_link, get_link, random_unit_vector
 
 
 def preprocess(y, T=None) -> np.ndarray:
@@ -85,7 +85,8 @@ def simulate_first_moment_overlaps(
     For every dimension ``d`` in ``dims``, sample ratio ``delta`` in ``deltas`` and seed, one
     data set of the single-index model with ``n = round(delta d)`` is drawn and every
     preprocessing is applied to the same labels, so that preprocessings are compared on
-    identical data.
+    identical data. :func:`simulate_first_moment_overlaps_by_link` does the same for several
+    links on the same inputs, at the cost of one.
 
     Parameters
     ----------
@@ -112,23 +113,67 @@ def simulate_first_moment_overlaps(
         name -> ndarray of shape ``(seeds, len(dims), len(deltas))`` holding :math:`\rho^2`
         (seeds on axis 0).
     """
+    return simulate_first_moment_overlaps_by_link(
+        [link], dims, deltas, preprocessings, seeds=seeds, noise=noise, rng=rng
+    )[link]
 
+
+def simulate_first_moment_overlaps_by_link(
+    links, dims, deltas, preprocessings, seeds: int = 5, noise: float = 0.0, rng=None
+) -> dict:
+    r""":func:`simulate_first_moment_overlaps` for several links at once, on the same inputs.
+
+    The data of size ``d``, sample ratio ``delta`` and repetition ``r`` are drawn once (the
+    direction, then the inputs, then the label noise, from ``stream(rng, d, r)``, as
+    :func:`lecnotes.core.targets.single_index` draws them) and labelled by every link, so the
+    result for each link is the one :func:`simulate_first_moment_overlaps` gives for it alone
+    with the same ``rng``, number for number: the links see the same inputs, and the normal
+    draws of the inputs, which are most of the cost, are made once instead of once per link.
+    The inputs are drawn into one buffer, reused from one data set to the next.
+
+    Parameters
+    ----------
+    links : sequence of callable or str
+        The links, each at most once (they key the result).
+    dims, deltas, preprocessings, seeds, noise, rng
+        As in :func:`simulate_first_moment_overlaps`.
+
+    Returns
+    -------
+    dict
+        link -> (name -> ndarray ``(seeds, len(dims), len(deltas))`` of :math:`\rho^2`).
+    """
+    links = list(links)
+    if not links or len(set(links)) != len(links):
+        raise ValueError("links must be a non-empty sequence of distinct links")
+    phis = [get_link(link) for link in links]
     dims = [V.positive_int(d, "d") for d in dims]
     deltas = V.finite_array(deltas, "deltas", ndim=1)
     if np.any(deltas <= 0):
         raise ValueError("deltas must be positive")
     seeds = V.positive_int(seeds, "seeds")
+    noise = V.nonneg_float(noise, "noise")
     if not isinstance(preprocessings, dict) or not preprocessings:
         raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
-    out = {name: np.empty((seeds, len(dims), len(deltas))) for name in preprocessings}
+    shape = (seeds, len(dims), len(deltas))
+    out = {link: {name: np.empty(shape) for name in preprocessings} for link in links}
+    sizes = [[max(1, int(round(delta * d))) for delta in deltas] for d in dims]
+    buf = np.empty(max(n * d for d, ns in zip(dims, sizes, strict=True) for n in ns))
     for i, d in enumerate(dims):
         for r in range(seeds):
             gen = V.stream(rng, d, r)
-            for j, delta in enumerate(deltas):
-                n = max(1, int(round(delta * d)))
-                X, y, w = single_index(n, d, link, noise=noise, rng=gen)
-                for name, T in preprocessings.items():
-                    out[name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
+            for j, n in enumerate(sizes[i]):
+                w = random_unit_vector(d, gen)
+                X = buf[: n * d].reshape(n, d)
+                gen.standard_normal(out=X)
+                u = X @ w
+                eps = gen.standard_normal(n) if noise > 0 else None
+                for link, phi in zip(links, phis, strict=True):
+                    y = apply_link(phi, u)
+                    if eps is not None:
+                        y = y + noise * eps
+                    for name, T in preprocessings.items():
+                        out[link][name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
     return out
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "Link",
     "LINKS",
     "get_link",
+    "apply_link",
     "random_unit_vector",
     "random_orthonormal",
     "single_index",
@@ -174,7 +175,21 @@ def random_orthonormal(k: int, d: int, rng=None) -> np.ndarray:
     return q.T.copy()
 
 
-def _apply_link(link: Callable, u: np.ndarray) -> np.ndarray:
+def apply_link(link: Callable, u: np.ndarray) -> np.ndarray:
+    """Labels ``link(u)`` of the projections ``u`` (one row per sample), checked: one finite
+    value per sample (the labels of {prf:ref}`def-index-models` without noise).
+
+    Parameters
+    ----------
+    link : callable
+        Vectorised over the first axis of ``u``.
+    u : ndarray (n,) or (n, k)
+        Projections of the inputs on the directions.
+
+    Returns
+    -------
+    ndarray (n,)
+    """
     y = np.asarray(link(u), dtype=float)
     if y.shape != u.shape[:1]:
         raise ValueError(
@@ -225,7 +240,7 @@ def single_index(n: int, d: int, link, noise: float = 0.0, rng=None, w_star=None
             raise ValueError(f"w_star must be a non-zero vector of shape ({d},)")
         w_star = w_star / np.linalg.norm(w_star)
     X = rng.standard_normal((n, d))
-    y = _apply_link(phi, X @ w_star)
+    y = apply_link(phi, X @ w_star)
     if noise > 0:
         y = y + noise * rng.standard_normal(n)
     return X, y, w_star
@@ -272,7 +287,7 @@ def multi_index(n: int, d: int, g, k: int, noise: float = 0.0, rng=None, W_star=
             raise ValueError("W_star must have linearly independent rows")
         W_star = (q * np.sign(np.diag(r))[None, :]).T
     X = rng.standard_normal((n, d))
-    y = _apply_link(g, X @ W_star.T)
+    y = apply_link(g, X @ W_star.T)
     if noise > 0:
         y = y + noise * rng.standard_normal(n)
     return X, y, W_star

@@ -22,6 +22,7 @@ from lecnotes.first_moment.experiments import (
     preprocess,
     reduced_first_moment_overlaps,
     simulate_first_moment_overlaps,
+    simulate_first_moment_overlaps_by_link,
     single_neuron_gradient,
     step_versus_estimator,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "preprocess",
     "first_moment",
     "simulate_first_moment_overlaps",
+    "simulate_first_moment_overlaps_by_link",
     "reduced_first_moment_overlaps",
     "ReducedParts",
     "loss_preprocessing",

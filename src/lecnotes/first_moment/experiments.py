@@ -21,6 +21,7 @@ from lecnotes.core.first_moment import (
     preprocess,
     reduced_first_moment_overlaps,
     simulate_first_moment_overlaps,
+    simulate_first_moment_overlaps_by_link,
 )
 from lecnotes.core.overlaps import overlap
 from lecnotes.core.targets import single_index
@@ -29,6 +30,7 @@ __all__ = [
     "preprocess",
     "first_moment",
     "simulate_first_moment_overlaps",
+    "simulate_first_moment_overlaps_by_link",
     "reduced_first_moment_overlaps",
     "ReducedParts",
     "loss_preprocessing",
