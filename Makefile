@@ -35,9 +35,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK = 1
         test-pages
 
 # pip byte-compiles what it installs on one core; installed with --no-compile, a venv is compiled
-# on every core instead (the same .pyc files; each install about 4 s shorter on a quiet machine:
+# on JOBS cores instead (the same .pyc files; each install about 4 s shorter on a quiet machine:
 # 21.4 -> 17.9 s and 18.5 -> 14.3 s). A file that does not compile is skipped, as pip skips it.
-compile = $(1) -m compileall -q -j 0 "$$($(1) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")" >/dev/null 2>&1 || true
+compile = $(1) -m compileall -q -j $(JOBS) "$$($(1) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")" >/dev/null 2>&1 || true
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).
@@ -104,12 +104,12 @@ test-slow: install install-dev
 
 # The sources are byte-compiled first: CI sets PYTHONDONTWRITEBYTECODE, and each of the hundred
 # or so kernels and workers of the run would otherwise compile what it imports of lecnotes again
-# (0.25 s of CPU for the whole package).
+# (0.25 s of CPU for the whole package). A file that does not compile stops the run here.
 test: install install-dev
 	@start=$$(date +%s); mkdir -p _build; : > _build/test-steps.log; \
 	step() { printf '\n=== make test: %s (t = %ss)\n' "$$1" "$$(( $$(date +%s) - start ))" \
 	  | tee -a _build/test-steps.log; }; \
-	$(BIN)/python -m compileall -q -j 0 src tools tests book/_ext >/dev/null 2>&1 || true; \
+	$(BIN)/python -m compileall -q -j $(JOBS) src tools tests book/_ext && \
 	step "lint and unit tests (make check)" && $(MAKE) --no-print-directory check && \
 	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
 	  $(MAKE) --no-print-directory test-notebooks && \

@@ -121,7 +121,7 @@ def _one_link_by_hand(link, dims, deltas, pre, seeds, noise, rng):
             for j, delta in enumerate(deltas):
                 X, y, w = single_index(max(1, round(delta * d)), d, link, noise=noise, rng=gen)
                 for name, T in pre.items():
-                    out[name][r, i, j] = (E.first_moment(X, y, T) @ w) ** 2
+                    out[name][r, i, j] = overlaps.overlap(E.first_moment(X, y, T), w) ** 2
     return out
 
 
@@ -130,7 +130,7 @@ def test_links_on_shared_inputs_give_each_link_its_own_run(noise):
     # one draw of the inputs for every link: number for number what each link gives alone,
     # and what single_index's data give (direction, inputs, then noise from one stream)
     pre = {"raw": None, "clip": lambda y: np.clip(y, -1, 1)}
-    dims, deltas = [12, 30], [0.5, 2.0, 3.0]
+    dims, deltas = [13, 30], [0.5, 0.77, 2.5, 3.0]  # n = 6.5 -> 6, 10.01, 32.5 -> 32, ...
     links = ["relu", "quadratic", np.tanh]
     runs = E.simulate_first_moment_overlaps_by_link(links, dims, deltas, pre, seeds=3,
                                                     noise=noise, rng=5)
@@ -141,11 +141,23 @@ def test_links_on_shared_inputs_give_each_link_its_own_run(noise):
         by_hand = _one_link_by_hand(link, dims, deltas, pre, 3, noise, 5)
         for name in pre:
             np.testing.assert_array_equal(runs[link][name], alone[name])
-            np.testing.assert_allclose(runs[link][name], by_hand[name], rtol=1e-12)
-    with pytest.raises(ValueError):
-        E.simulate_first_moment_overlaps_by_link(["relu", "relu"], dims, deltas, pre, rng=0)
-    with pytest.raises(ValueError):
-        E.simulate_first_moment_overlaps_by_link([], dims, deltas, pre, rng=0)
+            np.testing.assert_array_equal(runs[link][name], by_hand[name])
+    for bad in (["relu", "relu"], [], "relu", [["relu"]]):
+        with pytest.raises(ValueError):
+            E.simulate_first_moment_overlaps_by_link(bad, dims, deltas, pre, rng=0)
+
+
+def test_a_link_that_writes_into_its_argument_changes_no_other_link():
+    def clip_in_place(u):
+        return np.clip(u, -0.5, 0.5, out=u)
+
+    pre = {"raw": None}
+    both = E.simulate_first_moment_overlaps_by_link([clip_in_place, "quadratic"], [20], [2.0],
+                                                    pre, seeds=2, rng=1)
+    alone = E.simulate_first_moment_overlaps("quadratic", [20], [2.0], pre, seeds=2, rng=1)
+    np.testing.assert_array_equal(both["quadratic"]["raw"], alone["raw"])
+    empty = E.simulate_first_moment_overlaps("relu", [], [1.0], pre, seeds=2, rng=1)
+    assert empty["raw"].shape == (2, 0, 1)
 
 
 def test_simulate_first_moment_overlaps_follows_the_relu_limit():

@@ -113,9 +113,7 @@ def simulate_first_moment_overlaps(
         name -> ndarray of shape ``(seeds, len(dims), len(deltas))`` holding :math:`\rho^2`
         (seeds on axis 0).
     """
-    return simulate_first_moment_overlaps_by_link(
-        [link], dims, deltas, preprocessings, seeds=seeds, noise=noise, rng=rng
-    )[link]
+    return _overlaps_of_links([link], dims, deltas, preprocessings, seeds, noise, rng)[0]
 
 
 def simulate_first_moment_overlaps_by_link(
@@ -134,7 +132,7 @@ def simulate_first_moment_overlaps_by_link(
     Parameters
     ----------
     links : sequence of callable or str
-        The links, each at most once (they key the result).
+        The links, each at most once and hashable (they key the result).
     dims, deltas, preprocessings, seeds, noise, rng
         As in :func:`simulate_first_moment_overlaps`.
 
@@ -143,10 +141,25 @@ def simulate_first_moment_overlaps_by_link(
     dict
         link -> (name -> ndarray ``(seeds, len(dims), len(deltas))`` of :math:`\rho^2`).
     """
+    if isinstance(links, str | bytes) or not hasattr(links, "__iter__"):
+        raise ValueError(f"links must be a sequence of links, got {links!r}")
     links = list(links)
-    if not links or len(set(links)) != len(links):
-        raise ValueError("links must be a non-empty sequence of distinct links")
-    phis = [get_link(link) for link in links]
+    if not links:
+        raise ValueError("links must hold at least one link")
+    try:
+        distinct = len(set(links)) == len(links)
+    except TypeError:
+        raise ValueError("links key the result: each must be hashable (a name or a "
+                         "function)") from None
+    if not distinct:
+        raise ValueError("links must be distinct (they key the result)")
+    runs = _overlaps_of_links(links, dims, deltas, preprocessings, seeds, noise, rng)
+    return dict(zip(links, runs, strict=True))
+
+
+def _overlaps_of_links(links, dims, deltas, preprocessings, seeds, noise, rng) -> list:
+    """The loop of :func:`simulate_first_moment_overlaps_by_link`: one result per link, in
+    order (no hashing, so the one-link wrapper takes any callable)."""
     dims = [V.positive_int(d, "d") for d in dims]
     deltas = V.finite_array(deltas, "deltas", ndim=1)
     if np.any(deltas <= 0):
@@ -155,10 +168,12 @@ def simulate_first_moment_overlaps_by_link(
     noise = V.nonneg_float(noise, "noise")
     if not isinstance(preprocessings, dict) or not preprocessings:
         raise ValueError("preprocessings must be a non-empty dict of name -> callable or None")
+    phis = [get_link(link) for link in links]
     shape = (seeds, len(dims), len(deltas))
-    out = {link: {name: np.empty(shape) for name in preprocessings} for link in links}
+    out = [{name: np.empty(shape) for name in preprocessings} for _ in links]
     sizes = [[max(1, int(round(delta * d))) for delta in deltas] for d in dims]
-    buf = np.empty(max(n * d for d, ns in zip(dims, sizes, strict=True) for n in ns))
+    buf = np.empty(max((n * d for d, ns in zip(dims, sizes, strict=True) for n in ns),
+                       default=0))
     for i, d in enumerate(dims):
         for r in range(seeds):
             gen = V.stream(rng, d, r)
@@ -168,12 +183,12 @@ def simulate_first_moment_overlaps_by_link(
                 gen.standard_normal(out=X)
                 u = X @ w
                 eps = gen.standard_normal(n) if noise > 0 else None
-                for link, phi in zip(links, phis, strict=True):
-                    y = apply_link(phi, u)
-                    if eps is not None:
+                for res, phi in zip(out, phis, strict=True):
+                    y = apply_link(phi, u.copy())  # a link or T that writes in place
+                    if eps is not None:  # changes no other link's labels
                         y = y + noise * eps
                     for name, T in preprocessings.items():
-                        out[link][name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
+                        res[name][r, i, j] = overlap(first_moment(X, y, T), w) ** 2
     return out
 
 
