@@ -113,7 +113,7 @@ test: install install-dev
 	step "lint and unit tests (make check)" && $(MAKE) --no-print-directory check && \
 	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
 	  $(MAKE) --no-print-directory test-notebooks && \
-	step "the book as one PDF from that execution, printed in the background (make pdf-print)" && \
+	step "the book as one PDF from that execution, built and printed in the background (make pdf-print)" && \
 	  $(MAKE) --no-print-directory pdf-print PRINT_FLAGS=--background && \
 	step "the book from that execution, every warning an error (make book-strict)" && \
 	  $(MAKE) --no-print-directory book-strict && \
@@ -152,15 +152,15 @@ pdf: install
 	$(MAKE) --no-print-directory pdf-print
 
 # The PDF from the execution cache as it is (make test fills it with nbval's outputs): the
-# single-page build and Chromium's print (about 3 minutes); without Chromium, a message only
-# (the HTML build then links no PDF, and tests/test_pdf.py skips). make test prints in the
-# background (PRINT_FLAGS=--background): the strict build and the slow tests run meanwhile,
-# and the tests that read the PDF wait for it (tools/print_pdf.py).
+# single-page build (into _build/pdf-src, beside the HTML build's folders) and Chromium's print
+# (about 3 minutes); without Chromium, a message only (the HTML build then links no PDF, and
+# tests/test_pdf.py skips). make test builds and prints in the background
+# (PRINT_FLAGS=--background): the strict build and the slow tests run meanwhile, and the tests
+# that read the PDF wait for it (tools/print_pdf.py).
 PRINT_FLAGS ?=
 pdf-print: install
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; \
-	then $(BIN)/jupyter-book build . --builder singlehtml && \
-	  $(BIN)/python tools/print_pdf.py $(PRINT_FLAGS); \
+	then $(BIN)/python tools/print_pdf.py --build $(PRINT_FLAGS); \
 	else echo "No Chromium: no PDF (apt-get install chromium)."; fi
 
 test-pdf: pdf install-dev

@@ -54,7 +54,7 @@ def _chapter_titles() -> list[str]:
 
 
 def test_the_pdf_holds_every_chapter_and_no_raw_tex():
-    page = ROOT / "_build" / "singlehtml" / "book" / "intro.html"
+    page = print_pdf.SINGLE_PAGE
     assert page.exists() and PDF.stat().st_mtime >= page.stat().st_mtime, (
         "the PDF is older than the single-page build it prints: run make pdf")
     text = subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
@@ -76,7 +76,7 @@ def test_the_pdf_embeds_the_figures():
     large = [r for r in large if (r[5] == "rgb" or (r[5] == "icc" and r[6] == "3"))
              and int(r[3]) >= 600]
     # every figure output of the page that was printed (the single-page HTML)
-    page = ROOT / "_build" / "singlehtml" / "book" / "intro.html"
+    page = print_pdf.SINGLE_PAGE
     figures = len(re.findall(r'<img [^>]*src="[^"]*_images/[0-9a-f]{64}\.png"',
                              page.read_text(encoding="utf-8")))
     assert figures >= 40, f"only {figures} figures in {page}"

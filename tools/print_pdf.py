@@ -7,21 +7,27 @@ Chromium is already what the page tests drive. The LaTeX route needs a TeX insta
 about a gigabyte from Debian's packages and a second rendering of every formula, figure and
 proof box, whose differences from the HTML would need their own tests.
 
-Usage (``make pdf`` runs the build first, then this)::
+Usage (``make pdf`` and ``make pdf-print`` call it with ``--build``)::
 
-    python tools/print_pdf.py [--html _build/singlehtml/book/intro.html] [--out _build/pdf/book.pdf]
-                              [--background]
+    python tools/print_pdf.py [--build] [--html PAGE] [--out _build/pdf/book.pdf] [--background]
+
+``--build`` first builds the single page (``jupyter-book build . --builder singlehtml``) into a
+folder of its own, :data:`SINGLE_ROOT` (its own doctrees and ``jupyter_execute``, and the
+execution cache of the HTML build, ``_build/.jupyter_cache``, through a link), so that it can
+run while the HTML book is built; ``PAGE`` defaults to the page it writes, :data:`SINGLE_PAGE`.
 
 It also copies the PDF into the HTML book (``_build/html/book.pdf``) when that exists, which
 is where the front page links to. Network off: every host name resolves to nothing (MathJax is
 served from the build, see ``book/_ext/offline_mathjax.py``).
 
-``--background`` (``make test``) returns at once and prints in a detached process, so that the
-strict HTML build and the first slow tests run meanwhile (the print is one busy core for
-150-230 s). While it prints, ``<out>.pending`` holds the printing process's pid: the HTML build
-links the PDF that is coming (``book/_ext/pdf_link.py``), and the tests that read it wait for
-that process to end (:func:`wait`). A failed print leaves ``<out>.failed`` with Chromium's
-message; a killed one leaves a marker naming a dead process, which counts for nothing.
+``--background`` (``make test``) returns at once and builds and prints in a detached process,
+so that the strict HTML build and the first slow tests run meanwhile (the single-page build is
+one busy core for about 30 s, the print for 120-230 s; built in the foreground, the single page
+left the second core idle for those 30 s). While it builds and prints, ``<out>.pending`` holds
+the process's pid: the HTML build links the PDF that is coming (``book/_ext/pdf_link.py``),
+and the tests that read it wait for that process to end (:func:`wait`). A failed build or
+print leaves ``<out>.failed`` with the error (the build's output is in ``<out>.log``); a
+killed one leaves a marker naming a dead process, which counts for nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +48,38 @@ FLAGS = [
     "--proxy-server=socks5://127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
     "--run-all-compositor-stages-before-draw",
 ]
+
+
+SINGLE_ROOT = ROOT / "_build" / "pdf-src"
+"""The ``--path-output`` of the single-page build: it writes into ``SINGLE_ROOT/_build``."""
+SINGLE_PAGE = SINGLE_ROOT / "_build" / "singlehtml" / "book" / "intro.html"
+"""The page of the root document that the single-page build writes, and that is printed."""
+CACHE = ROOT / "_build" / ".jupyter_cache"
+"""The execution cache of the HTML build (``tools/execute.py``, ``tools/nbval_cache.py``)."""
+
+
+def build_single_page() -> None:
+    """Build the single-page HTML into :data:`SINGLE_ROOT` from the HTML build's execution cache.
+
+    The build has its own output folder, doctrees and ``jupyter_execute`` (so it may run beside
+    ``jupyter-book build .``), and reads the same execution cache: myst-nb looks for it next to
+    the output (``SINGLE_ROOT/_build/.jupyter_cache``), where a link to :data:`CACHE` is put.
+    """
+    build = SINGLE_ROOT / "_build"
+    build.mkdir(parents=True, exist_ok=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    link = build / ".jupyter_cache"
+    if link.is_symlink() and link.resolve() != CACHE.resolve():
+        link.unlink()
+    elif link.exists() and not link.is_symlink():
+        shutil.rmtree(link)
+    if not link.is_symlink():
+        link.symlink_to(CACHE.resolve(), target_is_directory=True)
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")   # this venv's
+    if not jupyter_book.exists():
+        jupyter_book = shutil.which("jupyter-book") or "jupyter-book"
+    subprocess.run([str(jupyter_book), "build", str(ROOT), "--builder", "singlehtml",
+                    "--path-output", str(SINGLE_ROOT)], cwd=ROOT, check=True)
 
 
 def chromium() -> str:
@@ -111,34 +149,38 @@ def wait(out: Path, timeout: float = 900, poll: float = 1.0) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--html", type=Path,
-                    default=ROOT / "_build" / "singlehtml" / "book" / "intro.html")
+    ap.add_argument("--build", action="store_true",
+                    help="build the single page first (into _build/pdf-src)")
+    ap.add_argument("--html", type=Path, default=SINGLE_PAGE)
     ap.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / "book.pdf")
     ap.add_argument("--background", action="store_true",
                     help="print in a detached process; <out>.pending exists until it ends")
     ap.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)  # the child
     args = ap.parse_args(argv)
-    if not args.html.exists():
+    if not args.build and not args.html.exists():
         raise SystemExit(f"{args.html} is missing: build it with "
-                         "`jupyter-book build . --builder singlehtml`")
+                         "`python tools/print_pdf.py --build`")
     if args.background:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for stale in (args.out, failed(args.out)):
             stale.unlink(missing_ok=True)
         log = open(args.out.with_name(args.out.name + ".log"), "w")  # noqa: SIM115
         child = subprocess.Popen([sys.executable, __file__, "--html", str(args.html), "--out",
-                                  str(args.out), "--marked"], stdout=log,
+                                  str(args.out), "--marked", *(["--build"] if args.build else [])],
+                                 stdout=log,
                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  start_new_session=True)
         # the child's pid: a print that is killed leaves a marker naming a dead process
         pending(args.out).write_text(f"{child.pid}\n")
-        print(f"printing {args.out} in the background (pid {child.pid}, log: {log.name})")
+        what = "building the single page and printing" if args.build else "printing"
+        print(f"{what} {args.out} in the background (pid {child.pid}, log: {log.name})")
         return 0
     if args.marked:
         try:
             return _print(args)
         except BaseException as err:
-            failed(args.out).write_text(f"{type(err).__name__}: {err}\n")
+            log = args.out.with_name(args.out.name + ".log")
+            failed(args.out).write_text(f"{type(err).__name__}: {err} (log: {log})\n")
             raise
         finally:
             pending(args.out).unlink(missing_ok=True)
@@ -146,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(args) -> int:
+    if args.build:
+        build_single_page()
     # singlehtml writes the page of the root document (book/intro) into book/, but with links
     # relative to the output's root (_static/, _images/): print a copy placed at the root
     site_root = args.html.parent.parent if args.html.parent.name == "book" else args.html.parent

@@ -41,7 +41,7 @@ def cache_path(app) -> Path:
     if configured:
         path = Path(configured)
         return path if path.is_absolute() else Path(app.srcdir) / path
-    return Path(app.outdir).parent / ".jupyter_cache"
+    return (Path(app.outdir).parent / ".jupyter_cache").resolve()   # as myst-nb resolves it
 
 
 def _builder_inited(app):
