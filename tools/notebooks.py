@@ -90,12 +90,22 @@ def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd
     used no CPU for ``stall`` seconds (default ``LECNOTES_STALL_SECONDS``, 60) is stalled
     (``kernel_guard``): it is killed and run once more, saying so; a second stall fails it.
     """
-    import tempfile
-
     import kernel_guard
 
     stall = kernel_guard.STALL_SECONDS if stall is None else stall
     pending, running, done = [(name, argv, 0) for name, argv in jobs], {}, {}
+    try:
+        _run_jobs(pending, running, done, workers, env, cwd, stall, kernel_guard)
+    finally:  # interrupted (Ctrl-C, or SIGTERM under run_nbval.py): no job outlives us
+        for job in running.values():
+            kernel_guard.kill_tree(job[0])
+            job[2].close()
+    return done
+
+
+def _run_jobs(pending, running, done, workers, env, cwd, stall, kernel_guard) -> None:
+    import tempfile
+
     while pending or running:
         while pending and len(running) < workers:
             name, argv, attempt = pending.pop(0)
@@ -140,4 +150,3 @@ def run_parallel(jobs: list[tuple[str, list[str]]], workers: int, env: dict, cwd
             del running[name]
             status = "ok" if proc.returncode == 0 else f"FAILED (exit {proc.returncode})"
             print(f"  {name}: {status} in {seconds:.0f} s", flush=True)
-    return done

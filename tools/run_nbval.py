@@ -20,6 +20,7 @@ records are left alone.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import tempfile
 import time
@@ -30,7 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebooks  # noqa: E402
 
 
+def _stop(signum, frame):
+    raise SystemExit(128 + signum)  # run_parallel's finally kills the lectures' process trees
+
+
 def main(argv=None) -> int:
+    signal.signal(signal.SIGTERM, _stop)  # make test stops it so when make check fails
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("lectures", nargs="*", help="numbers, stems or paths (default: all)")
     ap.add_argument("--jobs", type=int, default=2, help="lectures tested at once")
