@@ -55,7 +55,8 @@ def _chapter_titles() -> list[str]:
 
 def test_the_pdf_holds_every_chapter_and_no_raw_tex():
     page = print_pdf.SINGLE_PAGE
-    assert page.exists() and PDF.stat().st_mtime >= page.stat().st_mtime, (
+    assert page.exists(), f"no single-page build at {page}: run make pdf"
+    assert PDF.stat().st_mtime >= page.stat().st_mtime, (
         "the PDF is older than the single-page build it prints: run make pdf")
     text = subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
                           text=True, check=True).stdout

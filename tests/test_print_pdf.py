@@ -51,3 +51,72 @@ def test_the_marker_of_a_killed_print_counts_for_nothing(tmp_path):
     print_pdf.pending(pdf).write_text(dead)
     assert not print_pdf.printing(pdf)
     assert print_pdf.wait(pdf, timeout=5, poll=0.05) is None     # at once: nothing to wait for
+
+
+def _fake_print(monkeypatch, tmp_path, fail=False):
+    """main() without Chromium or a build: the print writes a stub PDF (or raises)."""
+    monkeypatch.setattr(print_pdf, "ROOT", tmp_path)   # no copy into the real _build/html
+
+    def fake(page, out):
+        if fail:
+            raise SystemExit("Chromium did not print")
+        out.write_bytes(b"%PDF-1.7\n")
+        return 0.0
+
+    monkeypatch.setattr(print_pdf, "print_pdf", fake)
+    page = tmp_path / "site" / "book" / "intro.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<html></html>")
+    return page
+
+
+def test_a_new_print_clears_the_failure_of_an_earlier_one(tmp_path, monkeypatch):
+    page = _fake_print(monkeypatch, tmp_path)
+    pdf = tmp_path / "pdf" / "book.pdf"
+    pdf.parent.mkdir()
+    print_pdf.failed(pdf).write_text("CalledProcessError: the build of an earlier run\n")
+    assert print_pdf.main(["--html", str(page), "--out", str(pdf)]) == 0
+    assert print_pdf.wait(pdf, timeout=1) == pdf
+
+
+def test_a_failed_background_run_reports_the_end_of_its_log(tmp_path, monkeypatch):
+    page = _fake_print(monkeypatch, tmp_path, fail=True)
+    pdf = tmp_path / "pdf" / "book.pdf"
+    pdf.parent.mkdir()
+    pdf.with_name("book.pdf.log").write_text("WARNING: something the build said\n")
+    print_pdf.pending(pdf).write_text(f"{os.getpid()}\n")
+    with pytest.raises(SystemExit):   # the child (--marked) of a background run
+        print_pdf.main(["--html", str(page), "--out", str(pdf), "--marked"])
+    assert not print_pdf.pending(pdf).exists()
+    with pytest.raises(RuntimeError, match="(?s)did not print.*something the build said"):
+        print_pdf.wait(pdf, timeout=1)
+
+
+def test_build_prints_only_the_page_it_builds(tmp_path):
+    with pytest.raises(SystemExit):
+        print_pdf.main(["--build", "--html", str(tmp_path / "other.html")])
+
+
+@pytest.mark.parametrize("before", ["nothing", "stale link", "folder", "file", "right link"])
+def test_the_single_page_build_reads_the_html_builds_cache(tmp_path, monkeypatch, before):
+    root, cache = tmp_path / "pdf-src", tmp_path / "cache"
+    monkeypatch.setattr(print_pdf, "SINGLE_ROOT", root)
+    monkeypatch.setattr(print_pdf, "CACHE", cache)
+    calls = []
+    monkeypatch.setattr(print_pdf.subprocess, "run", lambda argv, **kw: calls.append(argv))
+    link = root / "_build" / ".jupyter_cache"
+    link.parent.mkdir(parents=True)
+    if before == "stale link":
+        link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    elif before == "folder":
+        (link / "old").mkdir(parents=True)
+    elif before == "file":
+        link.write_text("")
+    elif before == "right link":
+        cache.mkdir()
+        link.symlink_to(cache.resolve(), target_is_directory=True)
+    print_pdf.build_single_page()
+    assert link.is_symlink() and link.resolve() == cache.resolve()
+    (argv,) = calls
+    assert argv[argv.index("--builder") + 1] == "singlehtml"
+    assert argv[argv.index("--path-output") + 1] == str(root)

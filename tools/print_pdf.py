@@ -71,15 +71,16 @@ def build_single_page() -> None:
     link = build / ".jupyter_cache"
     if link.is_symlink() and link.resolve() != CACHE.resolve():
         link.unlink()
-    elif link.exists() and not link.is_symlink():
+    elif link.is_dir() and not link.is_symlink():
         shutil.rmtree(link)
+    elif link.exists() and not link.is_symlink():
+        link.unlink()
     if not link.is_symlink():
         link.symlink_to(CACHE.resolve(), target_is_directory=True)
-    jupyter_book = Path(sys.executable).with_name("jupyter-book")   # this venv's
-    if not jupyter_book.exists():
-        jupyter_book = shutil.which("jupyter-book") or "jupyter-book"
-    subprocess.run([str(jupyter_book), "build", str(ROOT), "--builder", "singlehtml",
-                    "--path-output", str(SINGLE_ROOT)], cwd=ROOT, check=True)
+    # Jupyter Book of this interpreter (tools/editions.py does the same)
+    jupyter_book = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
+    subprocess.run([sys.executable, "-c", jupyter_book, "build", str(ROOT), "--builder",
+                    "singlehtml", "--path-output", str(SINGLE_ROOT)], cwd=ROOT, check=True)
 
 
 def chromium() -> str:
@@ -143,7 +144,7 @@ def wait(out: Path, timeout: float = 900, poll: float = 1.0) -> Path | None:
             raise RuntimeError(f"the PDF was still printing after {timeout:g} s")
         time.sleep(poll)
     if failed(out).exists():
-        raise RuntimeError(f"the PDF print failed: {failed(out).read_text()[-2000:]}")
+        raise RuntimeError(f"the PDF build or print failed: {failed(out).read_text()[-2000:]}")
     return out if out.exists() else None
 
 
@@ -151,19 +152,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", action="store_true",
                     help="build the single page first (into _build/pdf-src)")
-    ap.add_argument("--html", type=Path, default=SINGLE_PAGE)
+    ap.add_argument("--html", type=Path, default=SINGLE_PAGE,
+                    help="the page to print (with --build, the page it builds only)")
     ap.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf" / "book.pdf")
     ap.add_argument("--background", action="store_true",
-                    help="print in a detached process; <out>.pending exists until it ends")
+                    help="build (with --build) and print in a detached process; "
+                         "<out>.pending exists until it ends")
     ap.add_argument("--marked", action="store_true", help=argparse.SUPPRESS)  # the child
     args = ap.parse_args(argv)
+    if args.build and args.html.resolve() != SINGLE_PAGE.resolve():
+        ap.error(f"--build prints the page it builds, {SINGLE_PAGE}: drop --html")
+    if not args.marked:  # a new build or print: the failure of an earlier one is not its own
+        failed(args.out).unlink(missing_ok=True)
     if not args.build and not args.html.exists():
         raise SystemExit(f"{args.html} is missing: build it with "
                          "`python tools/print_pdf.py --build`")
     if args.background:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        for stale in (args.out, failed(args.out)):
-            stale.unlink(missing_ok=True)
+        args.out.unlink(missing_ok=True)
         log = open(args.out.with_name(args.out.name + ".log"), "w")  # noqa: SIM115
         child = subprocess.Popen([sys.executable, __file__, "--html", str(args.html), "--out",
                                   str(args.out), "--marked", *(["--build"] if args.build else [])],
@@ -179,8 +185,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _print(args)
         except BaseException as err:
+            # the background output (the single-page build's, Chromium's) goes to <out>.log,
+            # which no CI log shows: its end goes into the failure that the tests report
+            sys.stdout.flush()
             log = args.out.with_name(args.out.name + ".log")
-            failed(args.out).write_text(f"{type(err).__name__}: {err} (log: {log})\n")
+            tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+            failed(args.out).write_text(f"{type(err).__name__}: {err}\n"
+                                        f"the end of {log}:\n{tail}\n")
             raise
         finally:
             pending(args.out).unlink(missing_ok=True)

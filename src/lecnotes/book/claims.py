@@ -250,8 +250,13 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, data: dict) -> None:
+    """Write a record whole: into a file of its own, then renamed over the record, so that a
+    build reading the records meanwhile (two Sphinx builds at once, ``make test``) never
+    reads half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, default=_jsonable) + "\n")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=_jsonable) + "\n")
+    os.replace(tmp, path)
 
 
 def _load(directory) -> dict[str, dict]:
