@@ -119,7 +119,8 @@ test: install install-dev
 	step "every lecture under nbval, in the reader's venv (make test-notebooks)" && \
 	  $(MAKE) --no-print-directory test-notebooks && \
 	step "the landscape against this execution's claims" && \
-	  $(DEV)/python -m pytest -q -p no:cacheprovider tests/book/test_landscape.py -k last_execution && \
+	  LECNOTES_REQUIRE_CLAIMS=1 $(DEV)/python -m pytest -q -p no:cacheprovider \
+	    tests/book/test_landscape.py -k last_execution && \
 	step "the book as one PDF from that execution, built and printed in the background (make pdf-print)" && \
 	  $(MAKE) --no-print-directory pdf-print PRINT_FLAGS=--background && \
 	step "the book from that execution, every warning an error (make book-strict)" && \

@@ -88,13 +88,30 @@ def test_a_failed_background_run_reports_the_end_of_its_log(tmp_path, monkeypatc
     with pytest.raises(SystemExit):   # the child (--marked) of a background run
         print_pdf.main(["--html", str(page), "--out", str(pdf), "--marked"])
     assert not print_pdf.pending(pdf).exists()
-    with pytest.raises(RuntimeError, match="(?s)did not print.*something the build said"):
+    with pytest.raises(RuntimeError, match="(?s)something the build said.*did not print"):
         print_pdf.wait(pdf, timeout=1)
 
 
-def test_build_prints_only_the_page_it_builds(tmp_path):
+def test_build_prints_only_the_page_it_builds(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(print_pdf, "build_single_page", lambda: pytest.fail("built"))
     with pytest.raises(SystemExit):
         print_pdf.main(["--build", "--html", str(tmp_path / "other.html")])
+    assert "drop --html" in capsys.readouterr().err
+
+
+def test_a_background_build_is_built_by_the_detached_child(tmp_path, monkeypatch):
+    started = []
+
+    class Child:
+        pid = os.getpid()
+
+    monkeypatch.setattr(print_pdf.subprocess, "Popen",
+                        lambda argv, **kw: started.append(argv) or Child())
+    pdf = tmp_path / "book.pdf"
+    assert print_pdf.main(["--build", "--background", "--out", str(pdf)]) == 0
+    (argv,) = started
+    assert argv[0] == sys.executable and "--marked" in argv and "--build" in argv
+    assert print_pdf.printing(pdf)                   # the marker names the child at once
 
 
 @pytest.mark.parametrize("before", ["nothing", "stale link", "folder", "file", "right link"])
@@ -118,5 +135,6 @@ def test_the_single_page_build_reads_the_html_builds_cache(tmp_path, monkeypatch
     print_pdf.build_single_page()
     assert link.is_symlink() and link.resolve() == cache.resolve()
     (argv,) = calls
+    assert argv[0] == sys.executable                 # Jupyter Book of this interpreter
     assert argv[argv.index("--builder") + 1] == "singlehtml"
     assert argv[argv.index("--path-output") + 1] == str(root)

@@ -190,8 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
             log = args.out.with_name(args.out.name + ".log")
             tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
-            failed(args.out).write_text(f"{type(err).__name__}: {err}\n"
-                                        f"the end of {log}:\n{tail}\n")
+            failed(args.out).write_text(f"the end of {log}:\n{tail}\n"   # the cause last:
+                                        f"{type(err).__name__}: {err}\n")   # wait() shows the end
             raise
         finally:
             pending(args.out).unlink(missing_ok=True)

@@ -32,7 +32,10 @@ import notebooks  # noqa: E402
 
 
 def _stop(signum, frame):
-    raise SystemExit(128 + signum)  # run_parallel's finally kills the lectures' process trees
+    # a second SIGTERM (a job runner signals the whole process group, and make passes it on)
+    # must not cut the clean-up short: run_parallel's finally kills the lectures' trees
+    signal.signal(signum, signal.SIG_IGN)
+    raise SystemExit(128 + signum)
 
 
 def main(argv=None) -> int:

@@ -158,6 +158,8 @@ def test_every_entry_of_the_last_execution_is_backed_by_a_passing_claim():
     records = claims.load_records(directory) if directory.is_dir() else {}
     found = lmap.entries(records)
     if not found:
+        if os.environ.get("LECNOTES_REQUIRE_CLAIMS"):   # make test, after the lectures
+            pytest.fail(f"no executed claim in {directory} carries a landscape value")
         pytest.skip("no executed claim carries a landscape value yet")
     assert lmap.unbacked(found) == []
     assert lmap.duplicates(found) == []
