@@ -136,7 +136,9 @@ def partial_trace_products():
                 M += w[i] * np.einsum("abjj->ab", hermite_tensor(X[i], 4))
             return M @ v / n
 
-        t_exp = best_time(explicit, repeat=1)
+        # best of 3: a single run at d = 4 once took 8x its time (the first call's warm-up),
+        # which bent the extrapolation of the row below (d^1.2 instead of d^2.8)
+        t_exp = best_time(explicit, repeat=3)
         t_free = best_time(lambda: he4_partial_trace(X, w, v), repeat=5)
         err = np.max(np.abs(explicit() - he4_partial_trace(X, w, v)))
         rows.append({"d": d, "n": n, "explicit_s": t_exp, "free_ms": 1e3 * t_free,
