@@ -83,7 +83,47 @@ def machine() -> dict:
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "blas": blas,
+        "reference workload": f"{reference_seconds():.2f} s on one thread (see Lectures)",
     }
+
+
+# A fixed mix of what the lectures spend their time on, on one thread: a matrix product (BLAS),
+# Gaussian draws (NumPy's generator), tanh (elementwise), a Python loop (the interpreter).
+_REFERENCE = """
+import time, numpy as np
+g = np.random.default_rng(0)
+A = g.standard_normal((1000, 1000))
+def work():
+    A @ A
+    x = g.standard_normal(8_000_000)
+    np.tanh(x, out=x)
+    s = 0
+    for i in range(1_000_000):
+        s += i
+best = float("inf")
+for _ in range(3):
+    t = time.perf_counter()
+    work()
+    best = min(best, time.perf_counter() - t)
+print(best)
+"""
+
+
+def reference_seconds() -> float:
+    """Seconds of a fixed reference workload on one thread (best of 3; about 2 s in all).
+
+    The hosts of this workplace differ: the same lectures took 1.7-1.9x as long on one as on
+    another (2026-12-07). Each lecture's row records the reference measured just before it, so
+    that rows measured on different hosts can be told apart and compared (divide by it).
+    """
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    try:
+        out = subprocess.run([sys.executable, "-c", _REFERENCE], capture_output=True,
+                             text=True, env=env, timeout=300, check=True).stdout
+        return round(float(out.strip().splitlines()[-1]), 3)
+    except (subprocess.SubprocessError, ValueError, IndexError):
+        return float("nan")
 
 
 CACHE = ROOT / "_build" / "benchmarks" / "lectures.json"
@@ -136,13 +176,14 @@ def _measure_once(stem: str, threads: int) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads),
            "MKL_NUM_THREADS": str(threads),
            "LECNOTES_CLAIMS_DIR": str(ROOT / "_build" / "benchmark-claims")}
+    reference = reference_seconds()  # the host's speed, just before the lecture
     load = os.getloadavg()[0]  # the machine's load when the lecture starts and ends
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "execute_notebook.py"), str(nb)],
         capture_output=True, text=True, env=env, cwd=nb.parent, timeout=3600,
     )
     row = {"lecture": stem, "threads": threads, "date": time.strftime("%Y-%m-%d"),
-           "load": round((load + os.getloadavg()[0]) / 2, 1)}
+           "load": round((load + os.getloadavg()[0]) / 2, 1), "reference": reference}
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {**row, "seconds": float("nan"), "cpu_seconds": float("nan"),
@@ -222,7 +263,8 @@ def lectures_section(rows: list[dict]) -> tuple[str, str, str]:
         ("lecture", "lecture", ""), ("threads", "BLAS threads", "d"),
         ("seconds", "time alone (s)", ".1f"), ("cpu_seconds", "kernel CPU (s)", ".1f"),
         ("peak_mb", "peak memory (MB)", ".0f"), ("budget", "60 s (90 s) / 2 GB", ""),
-        ("load", "load", ""), ("date", "measured", "")])
+        ("load", "load", ""), ("reference", "reference (s)", ".2f"),
+        ("date", "measured", "")])
     one = [r for r in rows if r["threads"] == 1 and r["seconds"] == r["seconds"]]
     total = sum(r["seconds"] for r in one)
     cpu = sum(r.get("cpu_seconds", 0.0) for r in one)
@@ -232,7 +274,16 @@ def lectures_section(rows: list[dict]) -> tuple[str, str, str]:
               "its own cost only on an otherwise idle machine (load: the mean of the one-minute "
               "load average at its start and end, near 1 when idle on these two cores; blank "
               "when not recorded). The budget column is judged on the kernel's CPU time, which "
-              "a busy machine inflates much less.")
+              "a busy machine inflates much less. Reference: the seconds of a fixed workload "
+              "on one thread (a matrix product, Gaussian draws, tanh, a Python loop; "
+              "`reference_seconds` in `benchmarks/run.py`) just before the lecture, a measure "
+              "of the host: rows measured on hosts whose reference differs compare after "
+              "dividing by it (blank: measured before it was recorded).")
+    refs = [r["reference"] for r in one if r.get("reference") == r.get("reference")
+            and r.get("reference")]
+    if refs and max(refs) > 1.2 * min(refs):
+        table += (f" The rows were measured on hosts of different speeds (reference "
+                  f"{min(refs):.2f}-{max(refs):.2f} s): compare them after dividing by it.")
     stalled = [r["lecture"] for r in one if r.get("stalls")]
     if stalled:
         table += (f" An execution whose kernel stalled (tools/kernel_guard.py retried it) was "
