@@ -37,18 +37,21 @@ export PIP_DISABLE_PIP_VERSION_CHECK = 1
 # pip byte-compiles what it installs on one core; installed with --no-compile, a venv is compiled
 # on JOBS cores instead (the same .pyc files; each install about 4 s shorter on a quiet machine:
 # 21.4 -> 17.9 s and 18.5 -> 14.3 s). A file that does not compile is skipped, as pip skips it.
-# The packages' own test suites (a tests/ or test/ folder: 857 of the reader venv's 6,714 files),
-# which nothing here imports, are not compiled.
-compile = $(1) -m compileall -q -j $(JOBS) -x '/tests?/' "$$($(1) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")" >/dev/null 2>&1 || true
+# The packages' own test suites (a tests/ or test/ folder below site-packages: 898 of the reader
+# venv's 6,714 files), which nothing here imports, are not compiled.
+compile = $(1) -m compileall -q -j $(JOBS) -x '/site-packages/(.*/)?tests?/' "$$($(1) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")" >/dev/null 2>&1 || true
 
 # A venv with today's pip. `python -m venv` installs its bundled pip through ensurepip, which
-# byte-compiles it on one core (9 s), and upgrading it took 4 s more; the interpreter's own pip
-# (--python: pip 22.3 or newer) puts today's pip into a venv made without one in 3 s. Today's
-# pip, not the interpreter's: pip 23.2 took 62 s for requirements.txt where pip 26.3 took 34 s.
-new_venv = if $(PYTHON) -m pip --python $(PYTHON) --version >/dev/null 2>&1; then \
-	  $(PYTHON) -m venv --without-pip $(1) && \
-	  $(PYTHON) -m pip --python $(1)/bin/python install --quiet --no-compile --upgrade pip; \
-	else $(PYTHON) -m venv $(1) && $(1)/bin/python -m pip install --quiet --upgrade pip; fi
+# byte-compiles it on one core (9 s on a host of 2026-12-07), and upgrading it took 4 s more;
+# the interpreter's own pip (--python, pip 22.3 or newer) puts today's pip into a venv made
+# without one in 3 s; where it cannot, ensurepip does (and then the upgrade). Today's pip,
+# not the interpreter's: pip 23.2 took 62 s for requirements.txt where pip 26.3 took 34 s.
+# (Without ensurepip the venv holds no setuptools 65 of Python 3.11's bundle: pip installs the
+# setuptools that a package asks for, today's, as in a venv of Python 3.12 or newer.)
+new_venv = $(PYTHON) -m venv --without-pip $(1) && \
+	{ $(PYTHON) -m pip --python $(1)/bin/python install --quiet --no-compile \
+	    --upgrade pip || { $(1)/bin/python -m ensurepip --default-pip >/dev/null && \
+	    $(1)/bin/python -m pip install --quiet --no-compile --upgrade pip; }; }
 
 # Not re-created for a change of pyproject.toml: lecnotes is installed editable, and its
 # dependencies there are bounds that requirements.txt pins (a change there changes both).

@@ -83,7 +83,7 @@ def machine() -> dict:
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "blas": blas,
-        "reference workload": f"{reference_seconds():.2f} s on one thread (see Lectures)",
+        "reference workload": _reference_text(reference_seconds()),
     }
 
 
@@ -109,8 +109,14 @@ print(best)
 """
 
 
+def _reference_text(seconds: float) -> str:
+    if seconds != seconds:
+        return "not measured (the reference workload failed)"
+    return f"{seconds:.2f} s on one thread (see Lectures)"
+
+
 def reference_seconds() -> float:
-    """Seconds of a fixed reference workload on one thread (best of 3; about 2 s in all).
+    """Seconds of a fixed reference workload on one thread (best of 3; 1-2.5 s in all).
 
     The hosts of this workplace differ: the same lectures took 1.7-1.9x as long on one as on
     another (2026-12-07). Each lecture's row records the reference measured just before it, so
@@ -177,6 +183,7 @@ def _measure_once(stem: str, threads: int) -> dict:
            "MKL_NUM_THREADS": str(threads),
            "LECNOTES_CLAIMS_DIR": str(ROOT / "_build" / "benchmark-claims")}
     reference = reference_seconds()  # the host's speed, just before the lecture
+    reference = "" if reference != reference else reference  # failed: a blank cell
     load = os.getloadavg()[0]  # the machine's load when the lecture starts and ends
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "execute_notebook.py"), str(nb)],
