@@ -77,3 +77,21 @@ def test_the_ci_steps_come_from_the_step_markers():
                       "seconds": "did not finish"}
     assert cut[-1]["step"] == "the built book (make test-slow)"
     assert cut[-1]["seconds"] == "did not finish"
+
+
+def test_the_reference_column_flags_rows_only_beyond_one_hosts_spread(monkeypatch):
+    monkeypatch.setattr(run, "toc_lectures", lambda: ["00_a", "01_b", "02_c"])
+
+    def rows(*refs):
+        return [{"lecture": s, "threads": 1, "seconds": 50.0, "cpu_seconds": 49.0,
+                 "peak_mb": 300.0, "date": "2026-12-07", "reference": r}
+                for s, r in zip(["00_a", "01_b", "02_c"], refs, strict=True)]
+
+    flag = "probably measured on hosts of different speeds"
+    # one host's drift (0.31-0.46 s, 1.48x): no flag; a blank (failed or older) row is ignored
+    _, _, table = run.lectures_section(rows(0.31, 0.46, ""))
+    assert flag not in table
+    assert re.search(r"^\| 00_a \| 1 \| 50\.0 \| 49\.0 \| 300 \| ok \|  \| 0\.31 \|", table, re.M)
+    # a host about twice as slow: flagged, with the range
+    _, _, table = run.lectures_section(rows(0.2, 0.42, 0.3))
+    assert flag in table and "(0.20-0.42 s)" in table
